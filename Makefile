@@ -1,0 +1,72 @@
+# The Encoder Book. The two commands a reader needs: `make book` and `make test`.
+# Both set up .venv/ on first use; nothing else has to be installed by hand.
+
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+PY := $(BIN)/python
+SETUP_DONE := $(VENV)/.setup-done
+# The CPU build of torch lies on this machine's disk; installing it first keeps pip
+# from resolving the `torch>=2.2` requirement to a multi-GB CUDA download.
+TORCH := torch==2.13.0
+CHAPTERS := $(sort $(wildcard chapters/*.ipynb))
+# Tests and chapters never reach a model or dataset hub: fail fast, fall back, say so.
+OFFLINE := HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 TRANSFORMERS_OFFLINE=1
+
+.PHONY: help setup export check-export book test test-fast execute constraints clean
+
+help:
+	@echo "make book          build the book into _build/html (sets up .venv on first use)"
+	@echo "make test          run every test: pytest, nbval over all chapters, book build with warnings as errors"
+	@echo "make setup         create .venv with pinned versions and install encoderlib in editable mode"
+	@echo "make export        regenerate encoderlib/ from the chapters"
+	@echo "make check-export  fail if encoderlib/ differs from a fresh export"
+	@echo "make execute NB=chapters/01_the_cat_sat.ipynb   run a chapter top to bottom and store its outputs"
+
+setup: $(SETUP_DONE)
+
+$(SETUP_DONE): pyproject.toml constraints.txt tools/ipython_kernel_config.py
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check $(TORCH)
+	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt -e ".[test]"
+	mkdir -p $(VENV)/etc/ipython
+	cp tools/ipython_kernel_config.py $(VENV)/etc/ipython/ipython_kernel_config.py
+	touch $@
+
+export: $(SETUP_DONE)
+	$(PY) tools/setup_cell.py
+	$(PY) tools/export.py
+
+check-export: $(SETUP_DONE)
+	$(PY) tools/export.py --check
+
+# Run a chapter top to bottom and store its outputs (NB=path; default: every chapter).
+execute: $(SETUP_DONE)
+	for nb in $(or $(NB),$(CHAPTERS)); do \
+		echo "executing $$nb"; \
+		$(OFFLINE) $(BIN)/jupyter execute --inplace "$$nb" || exit 1; \
+	done
+
+book: $(SETUP_DONE)
+	$(BIN)/jupyter-book build . -W --keep-going
+	@echo "The book is at file://$(CURDIR)/_build/html/index.html"
+
+# pytest and nbval in one run, two workers, whole files per worker (--dist loadfile keeps
+# a notebook's cells on one kernel); then the book with warnings as errors.
+test: $(SETUP_DONE)
+	$(OFFLINE) $(PY) -m pytest -n 2 --dist loadfile --durations=0 --nbval --nbval-current-env tests $(CHAPTERS)
+	$(BIN)/jupyter-book build . -W --keep-going
+
+# pytest alone, without nbval and the book build: for quick edits to tools/ and tests/.
+test-fast: $(SETUP_DONE)
+	$(OFFLINE) $(PY) -m pytest -n 2 --dist loadfile tests
+
+constraints: $(SETUP_DONE)
+	{ echo "# Exact versions for CI and for the stored notebook outputs (pip install -c constraints.txt)."; \
+	  echo "# torch is installed first on its own, as the CPU build 2.13.0; regenerate with \`make constraints\`."; \
+	  $(BIN)/pip freeze --exclude-editable | grep -vi '^encoderlib' | sed 's/^torch==\(.*\)+cpu$$/torch==\1/'; \
+	} > constraints.txt
+
+clean:
+	rm -rf _build .pytest_cache .hypothesis
