@@ -51,20 +51,35 @@ def format_matrix(
     if values.dim() == 1:
         values = values.unsqueeze(0)
     if values.dim() != 2:
-        raise ValueError(f"expected a 1-D or 2-D tensor, got shape {tuple(matrix.shape)}")
+        raise ValueError(
+            f"expected a 1-D or 2-D tensor, got shape {tuple(matrix.shape)}"
+        )
     n_rows, n_cols = values.shape
-    rows = [str(i) for i in range(n_rows)] if row_labels is None else [str(r) for r in row_labels]
-    cols = [str(j) for j in range(n_cols)] if col_labels is None else [str(c) for c in col_labels]
+    rows = (
+        [str(i) for i in range(n_rows)]
+        if row_labels is None
+        else [str(r) for r in row_labels]
+    )
+    cols = (
+        [str(j) for j in range(n_cols)]
+        if col_labels is None
+        else [str(c) for c in col_labels]
+    )
     if (len(rows), len(cols)) != (n_rows, n_cols):
         raise ValueError(
-            f"expected {n_rows} row labels and {n_cols} column labels, got {len(rows)} and {len(cols)}"
+            f"expected {n_rows} row labels and {n_cols} column labels, "
+            f"got {len(rows)} and {len(cols)}"
         )
-    cells = [[f"{round(v, digits) + 0.0:.{digits}f}" for v in row] for row in values.tolist()]
+    cells = [
+        [f"{round(v, digits) + 0.0:.{digits}f}" for v in row] for row in values.tolist()
+    ]
     width = max(len(text) for text in cols + [c for row in cells for c in row])
     label_width = max(len(text) for text in rows)
     lines = [" " * label_width + "  " + "  ".join(c.rjust(width) for c in cols)]
     for label, row in zip(rows, cells):
-        lines.append(label.ljust(label_width) + "  " + "  ".join(c.rjust(width) for c in row))
+        lines.append(
+            label.ljust(label_width) + "  " + "  ".join(c.rjust(width) for c in row)
+        )
     return "\n".join(lines)
 
 
@@ -101,7 +116,7 @@ class ToyWeights:
 
 
 def toy_weights() -> ToyWeights:
-    """The chapter's weights: W_Q = I₃, W_K = W_V = 0.5·I₃ and a hand-written 3→5→3 feed-forward.
+    """The chapter's weights: W_Q = I₃, W_K = W_V = 0.5·I₃, a hand-made 3→5→3 network.
 
     The feed-forward's hidden units read: one unit per input dimension, one for
     "dim 0 + dim 1 − dim 2", and one for "dim 1 + dim 2 − dim 0" that has to
@@ -141,7 +156,9 @@ def softmax_rows(scores: Tensor) -> Tensor:
     scores of 0.01. Equal to `torch.softmax(scores, dim=-1)` up to rounding.
     """
     if not isinstance(scores, Tensor):
-        raise TypeError(f"expected scores as a torch.Tensor, got {type(scores).__name__}")
+        raise TypeError(
+            f"expected scores as a torch.Tensor, got {type(scores).__name__}"
+        )
     shifted = scores - scores.amax(dim=-1, keepdim=True)
     exponentials = shifted.exp()
     return exponentials / exponentials.sum(dim=-1, keepdim=True)
@@ -159,7 +176,7 @@ def _check_token_matrix(x: Tensor, width: int, name: str = "x") -> None:
 
 @dataclass
 class AttentionTrace:
-    """Every intermediate of one single-head self-attention, each (n, ·) for n tokens."""
+    """Every intermediate of one single-head self-attention over n tokens."""
 
     queries: Tensor
     keys: Tensor
@@ -170,19 +187,30 @@ class AttentionTrace:
     context: Tensor
 
 
-def attention_step(x: Tensor, weights: ToyWeights, scale: bool = True) -> AttentionTrace:
-    """Single-head self-attention on the rows of `x`: softmax(x W_Q (x W_K)ᵀ / √d_k) x W_V.
+def attention_step(
+    x: Tensor, weights: ToyWeights, scale: bool = True
+) -> AttentionTrace:
+    """Single-head self-attention on the rows of `x`: softmax(Q Kᵀ / √d_k) V.
 
-    `x` is (n, d) with one token per row. With `scale=False` the √d_k division is
-    skipped, which the chapter uses to show what the scaling changes. Returns an
-    `AttentionTrace` holding the queries, keys, values, scores, weights and context.
+    `x` is (n, d) with one token per row; Q, K and V are x W_Q, x W_K and x W_V.
+    With `scale=False` the √d_k division is skipped, which the chapter uses to
+    show what the scaling changes. Returns an `AttentionTrace` holding the
+    queries, keys, values, scores, weights and context.
     """
     _check_token_matrix(x, weights.w_q.shape[0])
     queries, keys, values = x @ weights.w_q, x @ weights.w_k, x @ weights.w_v
     scores = queries @ keys.T
     scaled_scores = scores / math.sqrt(keys.shape[-1]) if scale else scores
     attention_weights = softmax_rows(scaled_scores)
-    return AttentionTrace(queries, keys, values, scores, scaled_scores, attention_weights, attention_weights @ values)
+    return AttentionTrace(
+        queries,
+        keys,
+        values,
+        scores,
+        scaled_scores,
+        attention_weights,
+        attention_weights @ values,
+    )
 
 
 def layer_norm_step(x: Tensor, eps: float = 1e-5) -> Tensor:
@@ -200,7 +228,7 @@ def layer_norm_step(x: Tensor, eps: float = 1e-5) -> Tensor:
 
 
 def feed_forward_step(x: Tensor, weights: ToyWeights) -> tuple[Tensor, Tensor]:
-    """The position-wise ReLU network: ReLU(x W_1 + b_1) W_2 + b_2, applied to every row.
+    """The position-wise network ReLU(x W_1 + b_1) W_2 + b_2, applied to every row.
 
     Returns `(hidden, output)`: the (n, d_ff) hidden activations after ReLU, kept
     so the chapter can show which units fire, and the (n, d) output.
@@ -223,7 +251,9 @@ class BlockTrace:
     output: Tensor
 
 
-def encoder_block(x: Tensor, weights: ToyWeights, scale: bool = True, eps: float = 1e-5) -> BlockTrace:
+def encoder_block(
+    x: Tensor, weights: ToyWeights, scale: bool = True, eps: float = 1e-5
+) -> BlockTrace:
     """One post-norm encoder block: h = LN(x + Attention(x)), out = LN(h + FFN(h)).
 
     Single-head attention without an output projection, the ReLU feed-forward
@@ -235,7 +265,15 @@ def encoder_block(x: Tensor, weights: ToyWeights, scale: bool = True, eps: float
     normed_1 = layer_norm_step(residual_1, eps)
     hidden, ffn_out = feed_forward_step(normed_1, weights)
     residual_2 = normed_1 + ffn_out
-    return BlockTrace(attention, residual_1, normed_1, hidden, ffn_out, residual_2, layer_norm_step(residual_2, eps))
+    return BlockTrace(
+        attention,
+        residual_1,
+        normed_1,
+        hidden,
+        ffn_out,
+        residual_2,
+        layer_norm_step(residual_2, eps),
+    )
 
 
 def to_torch_layer(weights: ToyWeights) -> torch.nn.TransformerEncoderLayer:
@@ -247,11 +285,20 @@ def to_torch_layer(weights: ToyWeights) -> torch.nn.TransformerEncoderLayer:
     """
     d_model, d_ff = weights.w_1.shape
     layer = torch.nn.TransformerEncoderLayer(
-        d_model, nhead=1, dim_feedforward=d_ff, dropout=0.0, activation="relu", batch_first=True, norm_first=False
+        d_model,
+        nhead=1,
+        dim_feedforward=d_ff,
+        dropout=0.0,
+        activation="relu",
+        batch_first=True,
+        norm_first=False,
     )
     with torch.no_grad():
-        # nn.Linear computes x @ weight.T, so each of our x @ W matrices goes in transposed.
-        layer.self_attn.in_proj_weight.copy_(torch.cat([weights.w_q.T, weights.w_k.T, weights.w_v.T]))
+        # nn.Linear computes x @ weight.T, so each of our x @ W matrices goes in
+        # transposed.
+        layer.self_attn.in_proj_weight.copy_(
+            torch.cat([weights.w_q.T, weights.w_k.T, weights.w_v.T])
+        )
         layer.self_attn.in_proj_bias.zero_()
         layer.self_attn.out_proj.weight.copy_(torch.eye(d_model))
         layer.self_attn.out_proj.bias.zero_()
@@ -264,15 +311,17 @@ def to_torch_layer(weights: ToyWeights) -> torch.nn.TransformerEncoderLayer:
 
 @dataclass
 class ToyRun:
-    """The result of the toy encoder: every block's trace, the mean-pooled vector and the unit sentence vector."""
+    """The toy encoder's result: block traces, the mean and the unit sentence vector."""
 
     blocks: list[BlockTrace]
     pooled: Tensor
     sentence_vector: Tensor
 
 
-def run_toy_encoder(x: Tensor | None = None, weights: ToyWeights | None = None, n_blocks: int = 2) -> ToyRun:
-    """Run the whole toy encoder: `n_blocks` blocks, mean pooling, then L2 normalisation.
+def run_toy_encoder(
+    x: Tensor | None = None, weights: ToyWeights | None = None, n_blocks: int = 2
+) -> ToyRun:
+    """Run the whole toy encoder: `n_blocks` blocks, mean pooling, L2 normalisation.
 
     Defaults to the chapter's grid and weights. Every block reuses the same
     weights (real encoders give each layer its own), and every token is pooled,

@@ -24,7 +24,7 @@ def plot_heatmap(
     vmax: float | None = None,
     cmap: str = "viridis",
 ):
-    """Draw a 2-D tensor as a heatmap with token labels and each value written in its cell.
+    """Draw a 2-D tensor as a heatmap with token labels and its values written in.
 
     Attention matrices are the usual input: rows are queries, columns keys. A
     title is required and the axes and colour bar are labelled, so a figure is
@@ -34,14 +34,23 @@ def plot_heatmap(
     try:
         import matplotlib.pyplot as plt
     except ImportError as error:  # encoderlib itself depends only on torch and einops
-        raise ImportError("plot_heatmap needs matplotlib: pip install 'encoderlib[notebooks]'") from error
+        raise ImportError(
+            "plot_heatmap needs matplotlib: pip install 'encoderlib[notebooks]'"
+        ) from error
     if not isinstance(matrix, torch.Tensor):
-        raise TypeError(f"expected matrix as a torch.Tensor, got {type(matrix).__name__}")
+        raise TypeError(
+            f"expected matrix as a torch.Tensor, got {type(matrix).__name__}"
+        )
     if matrix.dim() != 2:
-        raise ValueError(f"expected a 2-D matrix (rows, columns), got shape {tuple(matrix.shape)}")
+        raise ValueError(
+            f"expected a 2-D matrix (rows, columns), got shape {tuple(matrix.shape)}"
+        )
     values = matrix.detach().cpu().float()
     n_rows, n_cols = values.shape
-    for name, labels, expected in (("row", row_labels, n_rows), ("column", col_labels, n_cols)):
+    for name, labels, expected in (
+        ("row", row_labels, n_rows),
+        ("column", col_labels, n_cols),
+    ):
         if labels is not None and len(labels) != expected:
             raise ValueError(f"expected {expected} {name} labels, got {len(labels)}")
     if ax is None:
@@ -52,10 +61,23 @@ def plot_heatmap(
         for j in range(n_cols):
             value = values[i, j].item()
             light_background = (value - low) / ((high - low) or 1.0) > 0.5
-            ax.text(j, i, f"{value:.{digits}f}", ha="center", va="center", fontsize=9,
-                    color="black" if light_background else "white")
-    ax.set_xticks(range(n_cols), labels=list(col_labels) if col_labels is not None else range(n_cols))
-    ax.set_yticks(range(n_rows), labels=list(row_labels) if row_labels is not None else range(n_rows))
+            ax.text(
+                j,
+                i,
+                f"{value:.{digits}f}",
+                ha="center",
+                va="center",
+                fontsize=9,
+                color="black" if light_background else "white",
+            )
+    ax.set_xticks(
+        range(n_cols),
+        labels=list(col_labels) if col_labels is not None else range(n_cols),
+    )
+    ax.set_yticks(
+        range(n_rows),
+        labels=list(row_labels) if row_labels is not None else range(n_rows),
+    )
     ax.set_title(title)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)

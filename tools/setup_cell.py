@@ -25,10 +25,9 @@ import sys
 if "google.colab" in sys.modules:
     import subprocess
 
-    subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--quiet", "encoderlib[notebooks] @ git+{url}"],
-        check=True,
-    )'''
+    package = "encoderlib[notebooks] @ git+{url}"
+    command = [sys.executable, "-m", "pip", "install", "--quiet", package]
+    subprocess.run(command, check=True)'''
 
 
 def repository_url() -> str:
@@ -54,7 +53,7 @@ def new_setup_cell() -> dict:
     return {
         "cell_type": "code",
         "execution_count": None,
-        "metadata": {"tags": ["colab-setup", "hide-input"]},
+        "metadata": {"tags": ["colab-setup", "remove-cell"]},
         "outputs": [],
         "source": setup_cell_source().splitlines(keepends=True),
     }
@@ -90,7 +89,10 @@ def main() -> int:
     if args.check and stale:
         print("first cell is not the Colab setup cell:", ", ".join(stale))
         return 1
-    print(("would update: " if args.check else "updated: ") + (", ".join(stale) or "nothing"))
+    if stale and not args.check:
+        print("stamped the Colab setup cell into:", ", ".join(stale))
+    else:
+        print("every chapter starts with the Colab setup cell")
     return 0
 
 
