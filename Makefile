@@ -14,7 +14,7 @@ CHAPTERS := $(sort $(wildcard chapters/*.ipynb))
 # Tests and chapters never reach a model or dataset hub: fail fast, fall back, say so.
 OFFLINE := HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 
-.PHONY: help setup export check-export book test test-fast execute constraints clean
+.PHONY: help setup export check-export book test test-fast execute format constraints clean
 
 help:
 	@echo "make book          build the book into _build/html (sets up .venv on first use)"
@@ -22,6 +22,7 @@ help:
 	@echo "make setup         create .venv with pinned versions and install encoderlib in editable mode"
 	@echo "make export        regenerate encoderlib/ from the chapters"
 	@echo "make check-export  fail if encoderlib/ differs from a fresh export"
+	@echo "make format        ruff format and ruff check --fix over chapters, tools and tests"
 	@echo "make execute NB=chapters/01_the_cat_sat.ipynb   run a chapter top to bottom and store its outputs"
 
 setup: $(SETUP_DONE)
@@ -55,12 +56,18 @@ book: $(SETUP_DONE)
 # pytest and nbval in one run, two workers, whole files per worker (--dist loadfile keeps
 # a notebook's cells on one kernel); then the book with warnings as errors.
 test: $(SETUP_DONE)
-	$(OFFLINE) $(PY) -m pytest -n 2 --dist loadfile --durations=0 --nbval --nbval-current-env tests $(CHAPTERS)
+	$(OFFLINE) $(PY) -m pytest -n 2 --dist loadfile --durations=15 --nbval --nbval-current-env tests $(CHAPTERS)
 	$(BIN)/jupyter-book build . -W --keep-going
 
 # pytest alone, without nbval and the book build: for quick edits to tools/ and tests/.
 test-fast: $(SETUP_DONE)
 	$(OFFLINE) $(PY) -m pytest -n 2 --dist loadfile tests
+
+# Format and lint chapters, tools and tests (the exported library follows its chapters).
+format: $(SETUP_DONE)
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+	$(PY) tools/export.py
 
 constraints: $(SETUP_DONE)
 	{ echo "# Exact versions for CI and for the stored notebook outputs (pip install -c constraints.txt)."; \

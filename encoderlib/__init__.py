@@ -13,4 +13,12 @@ from . import toy, utils, viz
 from .utils import default_device, set_seed
 from .viz import plot_heatmap
 
-__all__ = ['__version__', 'toy', 'utils', 'viz', 'default_device', 'set_seed', 'plot_heatmap']
+__all__ = [
+    "__version__",
+    "toy",
+    "utils",
+    "viz",
+    "default_device",
+    "set_seed",
+    "plot_heatmap",
+]

@@ -2,11 +2,30 @@
 # Edit the chapter notebook, run it top to bottom, then `make export`.
 """encoderlib.toy: built in chapters/01_the_cat_sat.ipynb."""
 
-__all__ = ['TOKENS', 'D_MODEL', 'D_FF', 'toy_embeddings', 'format_matrix', 'print_matrix', 'ToyWeights', 'toy_weights', 'softmax_rows', 'AttentionTrace', 'attention_step', 'layer_norm_step', 'feed_forward_step', 'BlockTrace', 'encoder_block', 'to_torch_layer', 'ToyRun', 'run_toy_encoder']
+__all__ = [
+    "TOKENS",
+    "D_MODEL",
+    "D_FF",
+    "toy_embeddings",
+    "format_matrix",
+    "print_matrix",
+    "ToyWeights",
+    "toy_weights",
+    "softmax_rows",
+    "AttentionTrace",
+    "attention_step",
+    "layer_norm_step",
+    "feed_forward_step",
+    "BlockTrace",
+    "encoder_block",
+    "to_torch_layer",
+    "ToyRun",
+    "run_toy_encoder",
+]
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import torch
 from torch import Tensor
@@ -76,7 +95,7 @@ def format_matrix(
     width = max(len(text) for text in cols + [c for row in cells for c in row])
     label_width = max(len(text) for text in rows)
     lines = [" " * label_width + "  " + "  ".join(c.rjust(width) for c in cols)]
-    for label, row in zip(rows, cells):
+    for label, row in zip(rows, cells, strict=True):
         lines.append(
             label.ljust(label_width) + "  " + "  ".join(c.rjust(width) for c in row)
         )

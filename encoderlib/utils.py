@@ -2,7 +2,7 @@
 # Edit the chapter notebook, run it top to bottom, then `make export`.
 """encoderlib.utils: built in chapters/01_the_cat_sat.ipynb."""
 
-__all__ = ['default_device', 'set_seed']
+__all__ = ["default_device", "set_seed"]
 
 import random
 

@@ -2,9 +2,9 @@
 # Edit the chapter notebook, run it top to bottom, then `make export`.
 """encoderlib.viz: built in chapters/01_the_cat_sat.ipynb."""
 
-__all__ = ['plot_heatmap']
+__all__ = ["plot_heatmap"]
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import torch
 

@@ -1,4 +1,4 @@
-"""Chapters are committed executed top to bottom, with no errors, as the book shows them."""
+"""Chapters are stored executed top to bottom, without errors, as the book shows."""
 
 import json
 from pathlib import Path
@@ -10,21 +10,31 @@ CHAPTERS = sorted((ROOT / "chapters").glob("*.ipynb"))
 
 
 def code_cells(path: Path) -> list[dict]:
-    return [c for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "code"]
+    return [
+        c for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "code"
+    ]
 
 
 @pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.name)
 def test_chapter_was_executed_top_to_bottom_in_one_run(path):
-    counts = [c["execution_count"] for c in code_cells(path) if "".join(c["source"]).strip()]
-    assert counts == list(range(1, len(counts) + 1)), f"execution counts {counts}: run `make execute NB={path.relative_to(ROOT)}`"
+    counts = [
+        c["execution_count"] for c in code_cells(path) if "".join(c["source"]).strip()
+    ]
+    assert counts == list(range(1, len(counts) + 1)), (
+        f"execution counts {counts}: run `make execute NB={path.relative_to(ROOT)}`"
+    )
 
 
 @pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.name)
 def test_chapter_has_no_stored_errors(path):
     for cell in code_cells(path):
         for output in cell["outputs"]:
-            assert output["output_type"] != "error", f"{path.name}: stored error {output.get('ename')}"
-            assert output.get("name") != "stderr", f"{path.name}: stored stderr output {output.get('text')}"
+            assert output["output_type"] != "error", (
+                f"{path.name}: stored error {output.get('ename')}"
+            )
+            assert output.get("name") != "stderr", (
+                f"{path.name}: stored stderr output {output.get('text')}"
+            )
 
 
 @pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.name)

@@ -1,4 +1,4 @@
-"""encoderlib.toy: the chapter-1 encoder, against PyTorch and against hand arithmetic."""
+"""encoderlib.toy: the chapter-1 encoder against PyTorch and hand arithmetic."""
 
 import math
 
@@ -15,7 +15,9 @@ floats = st.floats(min_value=-3.0, max_value=3.0, allow_nan=False, width=32)
 def token_matrices(n_min: int = 1, n_max: int = 6):
     """Hypothesis strategy: (n, 3) float32 tensors of moderate values."""
     return st.integers(n_min, n_max).flatmap(
-        lambda n: st.lists(floats, min_size=3 * n, max_size=3 * n).map(lambda v: torch.tensor(v).reshape(n, 3))
+        lambda n: st.lists(floats, min_size=3 * n, max_size=3 * n).map(
+            lambda v: torch.tensor(v).reshape(n, 3)
+        )
     )
 
 
@@ -39,7 +41,9 @@ def test_scores_and_weights_match_hand_arithmetic():
     expected = torch.tensor([0.015, 0.010, 0.050, 0.030]).div(math.sqrt(3)).exp()
     assert torch.allclose(trace.weights[2], expected / expected.sum(), atol=1e-7)
     unscaled = toy.attention_step(toy.toy_embeddings(), toy.toy_weights(), scale=False)
-    assert torch.allclose(unscaled.weights[2], torch.tensor([0.2472, 0.2459, 0.2560, 0.2509]), atol=1e-4)
+    assert torch.allclose(
+        unscaled.weights[2], torch.tensor([0.2472, 0.2459, 0.2560, 0.2509]), atol=1e-4
+    )
 
 
 @pytest.mark.parametrize("n_tokens", [1, 4, 9])
@@ -54,7 +58,9 @@ def test_block_equals_torch_transformer_encoder_layer(n_tokens):
 
 def test_block_equals_torch_with_random_weights():
     torch.manual_seed(0)
-    weights = toy.ToyWeights(*(torch.randn(*shape) for shape in [(3, 3)] * 3 + [(3, 5), (5,), (5, 3), (3,)]))
+    weights = toy.ToyWeights(
+        *(torch.randn(*shape) for shape in [(3, 3)] * 3 + [(3, 5), (5,), (5, 3), (3,)])
+    )
     x = torch.randn(6, 3)
     with torch.no_grad():
         reference = toy.to_torch_layer(weights)(x.unsqueeze(0)).squeeze(0)
@@ -64,12 +70,18 @@ def test_block_equals_torch_with_random_weights():
 def test_whole_toy_run_gives_the_published_sentence_vector():
     run = toy.run_toy_encoder()
     assert len(run.blocks) == 2
-    assert torch.allclose(run.sentence_vector, torch.tensor([0.7896, -0.2150, -0.5747]), atol=1e-4)
-    assert run.blocks[1].attention.weights.max().item() == pytest.approx(0.5054, abs=1e-4)
+    assert torch.allclose(
+        run.sentence_vector, torch.tensor([0.7896, -0.2150, -0.5747]), atol=1e-4
+    )
+    assert run.blocks[1].attention.weights.max().item() == pytest.approx(
+        0.5054, abs=1e-4
+    )
 
 
 @settings(max_examples=50, deadline=None)
-@given(st.lists(st.floats(-1e4, 1e4, allow_nan=False, width=32), min_size=1, max_size=8))
+@given(
+    st.lists(st.floats(-1e4, 1e4, allow_nan=False, width=32), min_size=1, max_size=8)
+)
 def test_softmax_rows_matches_torch_and_never_overflows(values):
     scores = torch.tensor(values)
     result = toy.softmax_rows(scores)
@@ -84,7 +96,9 @@ def test_block_is_permutation_equivariant(x, order):
     order = [i for i in order if i < x.shape[0]]  # a permutation of this matrix's rows
     weights = toy.toy_weights()
     permuted = toy.encoder_block(x[order], weights).output
-    assert torch.allclose(permuted, toy.encoder_block(x, weights).output[order], atol=1e-4)
+    assert torch.allclose(
+        permuted, toy.encoder_block(x, weights).output[order], atol=1e-4
+    )
 
 
 @settings(max_examples=30, deadline=None)
@@ -95,22 +109,57 @@ def test_layer_norm_step_equals_torch(x):
 
 
 def test_format_matrix_lays_out_a_labelled_table():
-    text = toy.format_matrix(torch.tensor([[0.5, -1e-9], [1.0, 2.25]]), ["a", "bb"], ["x", "y"], digits=2)
+    text = toy.format_matrix(
+        torch.tensor([[0.5, -1e-9], [1.0, 2.25]]), ["a", "bb"], ["x", "y"], digits=2
+    )
     assert text.splitlines() == ["       x     y", "a   0.50  0.00", "bb  1.00  2.25"]
-    assert toy.format_matrix(torch.tensor([1.0, 2.0]), digits=1).splitlines()[1] == "0  1.0  2.0"
+    assert (
+        toy.format_matrix(torch.tensor([1.0, 2.0]), digits=1).splitlines()[1]
+        == "0  1.0  2.0"
+    )
 
 
 @pytest.mark.parametrize(
     "call, error, message",
     [
-        (lambda: toy.attention_step(torch.ones(4, 5), toy.toy_weights()), ValueError, r"expected x of shape \(n, 3\), got \(4, 5\)"),
-        (lambda: toy.attention_step(torch.ones(3), toy.toy_weights()), ValueError, r"got \(3,\)"),
-        (lambda: toy.attention_step([[0.0] * 3], toy.toy_weights()), TypeError, "got list"),
-        (lambda: toy.attention_step(torch.ones(2, 3, dtype=torch.long), toy.toy_weights()), TypeError, "floating-point"),
-        (lambda: toy.feed_forward_step(torch.ones(2, 4), toy.toy_weights()), ValueError, r"\(n, 3\)"),
+        (
+            lambda: toy.attention_step(torch.ones(4, 5), toy.toy_weights()),
+            ValueError,
+            r"expected x of shape \(n, 3\), got \(4, 5\)",
+        ),
+        (
+            lambda: toy.attention_step(torch.ones(3), toy.toy_weights()),
+            ValueError,
+            r"got \(3,\)",
+        ),
+        (
+            lambda: toy.attention_step([[0.0] * 3], toy.toy_weights()),
+            TypeError,
+            "got list",
+        ),
+        (
+            lambda: toy.attention_step(
+                torch.ones(2, 3, dtype=torch.long), toy.toy_weights()
+            ),
+            TypeError,
+            "floating-point",
+        ),
+        (
+            lambda: toy.feed_forward_step(torch.ones(2, 4), toy.toy_weights()),
+            ValueError,
+            r"\(n, 3\)",
+        ),
         (lambda: toy.softmax_rows([1.0, 2.0]), TypeError, "torch.Tensor"),
-        (lambda: toy.format_matrix(torch.ones(2, 2, 2)), ValueError, r"1-D or 2-D tensor, got shape \(2, 2, 2\)"),
-        (lambda: toy.format_matrix(torch.ones(2, 2), ["a"]), ValueError, "expected 2 row labels"),
+        (
+            lambda: toy.format_matrix(torch.ones(2, 2, 2)),
+            ValueError,
+            r"1-D or 2-D tensor, got shape \(2, 2, 2\)",
+        ),
+        (
+            lambda: toy.format_matrix(torch.ones(2, 2), ["a"]),
+            ValueError,
+            "expected 2 row labels",
+        ),
         (lambda: toy.run_toy_encoder(n_blocks=0), ValueError, "n_blocks >= 1, got 0"),
     ],
 )

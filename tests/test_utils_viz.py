@@ -42,10 +42,21 @@ def test_default_device_is_usable():
 def test_plot_heatmap_labels_everything():
     import matplotlib.pyplot as plt
 
-    ax = plot_heatmap(torch.tensor([[0.25, 0.75], [0.5, 0.5]]), ["a", "b"], ["c", "d"], title="T", colorbar_label="w")
+    ax = plot_heatmap(
+        torch.tensor([[0.25, 0.75], [0.5, 0.5]]),
+        ["a", "b"],
+        ["c", "d"],
+        title="T",
+        colorbar_label="w",
+    )
     assert ax.get_title() == "T" and ax.get_xlabel() and ax.get_ylabel()
     assert [t.get_text() for t in ax.get_xticklabels()] == ["c", "d"]
-    assert sorted(t.get_text() for t in ax.texts) == ["0.250", "0.500", "0.500", "0.750"]
+    assert sorted(t.get_text() for t in ax.texts) == [
+        "0.250",
+        "0.500",
+        "0.500",
+        "0.750",
+    ]
     assert ax.figure.axes[-1].get_ylabel() == "w"  # the colour bar
     plt.close(ax.figure)
 

@@ -17,9 +17,10 @@ import difflib
 import json
 import re
 import sys
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import tomllib
 
 ROOT = Path(__file__).resolve().parent.parent
 CHAPTERS = ROOT / "chapters"
@@ -104,7 +105,9 @@ def exported_cells(notebook: Path) -> list[tuple[str, str, bool]]:
             else:
                 module = argument or default
                 if module is None:
-                    raise SystemExit(f"{notebook.name}: '#| {kind}' before any '#| default_exp'")
+                    raise SystemExit(
+                        f"{notebook.name}: '#| {kind}' before any '#| default_exp'"
+                    )
                 found.append((module, strip_directives(source), kind == "export"))
     return found
 
@@ -120,7 +123,9 @@ def collect(chapters: list[Path]) -> dict[str, Module]:
                 module.chapters.append(chapter)
             module.cells.append(code)
             if public:
-                module.public += [n for n in defined_names(code) if not n.startswith("_")]
+                module.public += [
+                    n for n in defined_names(code) if not n.startswith("_")
+                ]
     return modules
 
 
@@ -133,10 +138,26 @@ def header(sources: list[str]) -> str:
     )
 
 
+def format_all(names: list[str]) -> str:
+    """An `__all__` assignment laid out as `ruff format` would lay it out."""
+    one_line = "__all__ = [" + ", ".join(f'"{n}"' for n in names) + "]"
+    if len(one_line) <= 88:
+        return one_line + "\n"
+    return "__all__ = [\n" + "".join(f'    "{n}",\n' for n in names) + "]\n"
+
+
+def format_import(module: str, names: list[str]) -> str:
+    """`from .module import names`, in parentheses when one line would be too long."""
+    one_line = f"from .{module} import " + ", ".join(names)
+    if len(one_line) <= 88:
+        return one_line
+    return f"from .{module} import (\n" + "".join(f"    {n},\n" for n in names) + ")"
+
+
 def render_module(module: Module) -> str:
     """The text of one generated module."""
     doc = f'"""encoderlib.{module.name}: built in {", ".join(module.chapters)}."""\n\n'
-    exports = "__all__ = [" + ", ".join(repr(n) for n in module.public) + "]\n"
+    exports = format_all(module.public)
     body = "\n\n\n".join(module.cells)
     return header(module.chapters) + doc + exports + "\n" + body + "\n"
 
@@ -162,11 +183,10 @@ def render_init(modules: dict[str, Module]) -> str:
     for name in names:
         if name in NAMESPACED_ONLY or not modules[name].public:
             continue
-        lines.append(f"from .{name} import " + ", ".join(modules[name].public))
+        lines.append(format_import(name, modules[name].public))
         public += modules[name].public
     lines.append("")
-    lines.append("__all__ = [" + ", ".join(repr(n) for n in ["__version__", *names, *public]) + "]")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n" + format_all(["__version__", *names, *public])
 
 
 def render_package(chapters: list[Path] | None = None) -> dict[str, str]:
@@ -189,7 +209,12 @@ def differences(files: dict[str, str]) -> list[str]:
         current = path.read_text(encoding="utf-8") if path.exists() else ""
         if current != text:
             diff = difflib.unified_diff(
-                current.splitlines(), text.splitlines(), f"encoderlib/{name}", "fresh export", lineterm="", n=1
+                current.splitlines(),
+                text.splitlines(),
+                f"encoderlib/{name}",
+                "fresh export",
+                lineterm="",
+                n=1,
             )
             problems.append("\n".join(list(diff)[:40]))
     return problems
@@ -198,7 +223,9 @@ def differences(files: dict[str, str]) -> list[str]:
 def main() -> int:
     """Write the package, or with --check report how it differs."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="compare only; exit 1 on a difference")
+    parser.add_argument(
+        "--check", action="store_true", help="compare only; exit 1 on a difference"
+    )
     args = parser.parse_args()
     files = render_package()
     if args.check:

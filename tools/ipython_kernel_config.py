@@ -10,7 +10,9 @@ import logging
 
 class _DropLoopbackTcpWarning(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
-        return "Kernel is running over TCP without encryption" not in record.getMessage()
+        return (
+            "Kernel is running over TCP without encryption" not in record.getMessage()
+        )
 
 
 logging.getLogger("IPKernelApp").addFilter(_DropLoopbackTcpWarning())

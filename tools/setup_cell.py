@@ -17,7 +17,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 CHAPTERS = ROOT / "chapters"
 
-TEMPLATE = '''\
+TEMPLATE = """\
 # Colab setup, the same in every chapter: in Google Colab this installs
 # encoderlib and what the chapters use; anywhere else it does nothing.
 import sys
@@ -27,7 +27,7 @@ if "google.colab" in sys.modules:
 
     package = "encoderlib[notebooks] @ git+{url}"
     command = [sys.executable, "-m", "pip", "install", "--quiet", package]
-    subprocess.run(command, check=True)'''
+    subprocess.run(command, check=True)"""
 
 
 def repository_url() -> str:
@@ -71,7 +71,9 @@ def first_code_source(notebook: dict) -> str:
 def main() -> int:
     """Stamp the setup cell into every chapter, or check that it is there."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="report chapters whose first cell differs")
+    parser.add_argument(
+        "--check", action="store_true", help="report chapters whose first cell differs"
+    )
     args = parser.parse_args()
     expected = setup_cell_source()
     stale = []
@@ -81,11 +83,16 @@ def main() -> int:
             continue
         stale.append(path.name)
         if not args.check:
-            if notebook["cells"] and "colab-setup" in notebook["cells"][0].get("metadata", {}).get("tags", []):
+            if notebook["cells"] and "colab-setup" in notebook["cells"][0].get(
+                "metadata", {}
+            ).get("tags", []):
                 notebook["cells"][0] = new_setup_cell()
             else:
                 notebook["cells"].insert(0, new_setup_cell())
-            path.write_text(json.dumps(notebook, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+            path.write_text(
+                json.dumps(notebook, indent=1, ensure_ascii=False) + "\n",
+                encoding="utf-8",
+            )
     if args.check and stale:
         print("first cell is not the Colab setup cell:", ", ".join(stale))
         return 1
