@@ -117,3 +117,11 @@ def test_exporter_collects_public_and_internal_cells(tmp_path):
     assert "def _helper" in files["demo.py"] and "x = 2" not in files["demo.py"]
     assert '__all__ = ["Thing", "a", "b", "c"]' in files["other.py"]
     assert "from .demo import RATE, area" in files["__init__.py"]
+
+
+def test_every_module_is_in_the_api_reference():
+    api = (ROOT / "appendix" / "api.md").read_text()
+    for path in sorted((ROOT / "encoderlib").glob("*.py")):
+        if path.stem != "__init__":
+            directive = f".. automodule:: encoderlib.{path.stem}"
+            assert directive in api, f"appendix/api.md lacks `{directive}`"

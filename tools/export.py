@@ -17,6 +17,7 @@ import difflib
 import json
 import re
 import sys
+import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -39,6 +40,7 @@ class Module:
 
     name: str
     chapters: list[str] = field(default_factory=list)
+    titles: list[str] = field(default_factory=list)
     cells: list[str] = field(default_factory=list)
     public: list[str] = field(default_factory=list)
 
@@ -91,6 +93,17 @@ def bound_names(target: ast.expr) -> list[str]:
     return []
 
 
+def chapter_title(notebook: Path) -> str:
+    """The chapter's title: the first Markdown heading of the notebook."""
+    nb = json.loads(notebook.read_text(encoding="utf-8"))
+    for cell in nb["cells"]:
+        if cell.get("cell_type") == "markdown":
+            for line in cell_source(cell).splitlines():
+                if line.startswith("# "):
+                    return line[2:].strip()
+    return notebook.stem
+
+
 def exported_cells(notebook: Path) -> list[tuple[str, str, bool]]:
     """Return (module, code, public) for every exported cell of one chapter."""
     nb = json.loads(notebook.read_text(encoding="utf-8"))
@@ -121,6 +134,7 @@ def collect(chapters: list[Path]) -> dict[str, Module]:
             chapter = f"chapters/{notebook.name}"
             if chapter not in module.chapters:
                 module.chapters.append(chapter)
+                module.titles.append(chapter_title(notebook))
             module.cells.append(code)
             if public:
                 module.public += [
@@ -156,7 +170,15 @@ def format_import(module: str, names: list[str]) -> str:
 
 def render_module(module: Module) -> str:
     """The text of one generated module."""
-    doc = f'"""encoderlib.{module.name}: built in {", ".join(module.chapters)}."""\n\n'
+    items = [
+        textwrap.fill(f"- {title} ({chapter})", width=84, subsequent_indent="  ")
+        for title, chapter in zip(module.titles, module.chapters, strict=True)
+    ]
+    doc = (
+        f'"""encoderlib.{module.name}, built in the Encoder Book:\n\n'
+        + "\n".join(items)
+        + '\n"""\n\n'
+    )
     exports = format_all(module.public)
     body = "\n\n\n".join(module.cells)
     return header(module.chapters) + doc + exports + "\n" + body + "\n"
