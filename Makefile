@@ -20,7 +20,7 @@ help:
 	@echo "make book          build the book into _build/html (sets up .venv on first use)"
 	@echo "make test          run every test: pytest, nbval over all chapters, book build with warnings as errors"
 	@echo "make setup         create .venv with pinned versions and install encoderlib in editable mode"
-	@echo "make export        regenerate encoderlib/ from the chapters"
+	@echo "make export        regenerate encoderlib/ and appendix/claims.md from the chapters"
 	@echo "make check-export  fail if encoderlib/ differs from a fresh export"
 	@echo "make format        ruff format and ruff check --fix over chapters, tools and tests"
 	@echo "make execute NB=chapters/01_the_cat_sat.ipynb   run a chapter top to bottom and store its outputs"
@@ -38,6 +38,7 @@ $(SETUP_DONE): pyproject.toml constraints.txt tools/ipython_kernel_config.py
 export: $(SETUP_DONE)
 	$(PY) tools/setup_cell.py
 	$(PY) tools/export.py
+	$(PY) tools/claims_index.py
 
 check-export: $(SETUP_DONE)
 	$(PY) tools/export.py --check

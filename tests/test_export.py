@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import claims_index
 import export
 import pytest
 import setup_cell
@@ -125,3 +126,16 @@ def test_every_module_is_in_the_api_reference():
         if path.stem != "__init__":
             directive = f".. automodule:: encoderlib.{path.stem}"
             assert directive in api, f"appendix/api.md lacks `{directive}`"
+
+
+def test_claims_index_is_up_to_date():
+    expected = claims_index.render_index(CHAPTERS)
+    current = (ROOT / "appendix" / "claims.md").read_text()
+    assert current == expected, "appendix/claims.md is stale: run `make export`"
+
+
+@pytest.mark.parametrize("notebook", CHAPTERS, ids=lambda p: p.name)
+def test_every_chapter_checks_claims(notebook):
+    rows = claims_index.claim_rows(notebook)
+    assert rows, f"{notebook.name} has no '## Claims, checked' table with numbered rows"
+    assert all(verdict.strip("*") for _, verdict in rows), "every claim needs a verdict"

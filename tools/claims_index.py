@@ -1,0 +1,83 @@
+"""Collect every chapter's "Claims, checked" table into appendix/claims.md.
+
+Each chapter tests popular statements about encoders and records the verdicts in
+a Markdown table under a "## Claims, checked" heading (columns: #, claim,
+verdict, evidence). This script gathers those tables into one index page, so the
+appendix can never disagree with the chapters: `make export` rewrites it, and a
+test fails when it is stale. Run `python tools/claims_index.py [--check]`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from export import cell_source, chapter_title
+
+ROOT = Path(__file__).resolve().parent.parent
+CHAPTERS = ROOT / "chapters"
+INDEX = ROOT / "appendix" / "claims.md"
+HEADING = "## Claims, checked"
+
+INTRO = """\
+# Claims, checked: the index
+
+Every chapter tests statements that circulate about Transformer encoders, in
+tutorials, blog posts and papers, and gives a verdict backed by a cell that
+computes it. This page collects the verdicts; follow a chapter's link for the
+experiment and its limits. It is generated from the chapters by
+`tools/claims_index.py`.
+"""
+
+
+def claim_rows(notebook: Path) -> list[tuple[str, str]]:
+    """(claim, verdict) for each row of the chapter's "Claims, checked" table."""
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    text = "\n".join(cell_source(c) for c in cells if c["cell_type"] == "markdown")
+    if HEADING not in text:
+        return []
+    rows = []
+    for line in text.split(HEADING, 1)[1].splitlines():
+        if line.startswith("## "):
+            break
+        cells_ = [c.strip() for c in line.strip().strip("|").split("|")]
+        if line.startswith("|") and len(cells_) >= 3 and cells_[0].isdigit():
+            rows.append((cells_[1], cells_[2]))
+    return rows
+
+
+def render_index(chapters: list[Path]) -> str:
+    """The text of appendix/claims.md."""
+    parts = [INTRO]
+    for notebook in chapters:
+        rows = claim_rows(notebook)
+        if not rows:
+            continue
+        link = f"../chapters/{notebook.name}"
+        parts.append(f"\n## [{chapter_title(notebook)}]({link})\n")
+        parts.append("| claim | verdict |\n|---|---|")
+        parts.extend(f"| {claim} | {verdict} |" for claim, verdict in rows)
+    return "\n".join(parts) + "\n"
+
+
+def main() -> int:
+    """Write the index, or with --check report whether it is stale."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="exit 1 if stale")
+    args = parser.parse_args()
+    text = render_index(sorted(CHAPTERS.glob("*.ipynb")))
+    current = INDEX.read_text(encoding="utf-8") if INDEX.exists() else ""
+    if args.check:
+        if current != text:
+            print("appendix/claims.md is stale: run `make export`")
+            return 1
+        return 0
+    INDEX.write_text(text, encoding="utf-8")
+    print(f"wrote {INDEX.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
