@@ -21,7 +21,8 @@ help:
 	@echo "make test          run every test: pytest, nbval over all chapters, book build with warnings as errors"
 	@echo "make setup         create .venv with pinned versions and install encoderlib in editable mode"
 	@echo "make export        regenerate encoderlib/ and appendix/claims.md from the chapters"
-	@echo "make check-export  fail if encoderlib/ differs from a fresh export"
+	@echo "make check-export  fail if encoderlib/ or the claims index differ from a fresh export"
+	@echo "make test-fast     pytest only (no nbval, no book build)"
 	@echo "make format        ruff format and ruff check --fix over chapters, tools and tests"
 	@echo "make execute NB=chapters/01_the_cat_sat.ipynb   run a chapter top to bottom and store its outputs"
 
@@ -42,6 +43,7 @@ export: $(SETUP_DONE)
 
 check-export: $(SETUP_DONE)
 	$(PY) tools/export.py --check
+	$(PY) tools/claims_index.py --check
 
 # Run a chapter top to bottom and store its outputs (NB=path; default: every chapter).
 execute: $(SETUP_DONE)
