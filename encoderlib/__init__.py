@@ -10,16 +10,41 @@ modules but toy are re-exported here.
 
 __version__ = "0.1.0"
 
-from . import toy, utils, viz
-from .utils import default_device, set_seed
+from . import attention, embeddings, layers, tokenization, toy, utils, viz
+from .attention import MultiHeadAttention, scaled_dot_product_attention
+from .embeddings import (
+    EncoderEmbeddings,
+    LearnedPositionalEmbedding,
+    SinusoidalPositionalEncoding,
+    sinusoidal_positional_encoding,
+)
+from .layers import FeedForward, LayerNorm
+from .tokenization import SPECIAL_TOKENS, WordPieceTokenizer, WordTokenizer
+from .utils import count_parameters, default_device, set_seed
 from .viz import plot_heatmap
 
 __all__ = [
     "__version__",
+    "attention",
+    "embeddings",
+    "layers",
+    "tokenization",
     "toy",
     "utils",
     "viz",
+    "scaled_dot_product_attention",
+    "MultiHeadAttention",
+    "EncoderEmbeddings",
+    "sinusoidal_positional_encoding",
+    "SinusoidalPositionalEncoding",
+    "LearnedPositionalEmbedding",
+    "LayerNorm",
+    "FeedForward",
+    "SPECIAL_TOKENS",
+    "WordTokenizer",
+    "WordPieceTokenizer",
     "default_device",
     "set_seed",
+    "count_parameters",
     "plot_heatmap",
 ]
