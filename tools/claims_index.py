@@ -14,10 +14,8 @@ import json
 import sys
 from pathlib import Path
 
-from export import cell_source, chapter_title
+from export import CHAPTERS, ROOT, cell_source, chapter_title
 
-ROOT = Path(__file__).resolve().parent.parent
-CHAPTERS = ROOT / "chapters"
 INDEX = ROOT / "appendix" / "claims.md"
 HEADING = "## Claims, checked"
 
