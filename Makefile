@@ -57,10 +57,11 @@ book: $(SETUP_DONE)
 	@echo "The book is at file://$(CURDIR)/_build/html/index.html"
 
 # pytest and nbval in one run, two workers, whole files per worker (--dist loadfile keeps
-# a notebook's cells on one kernel); then the book with warnings as errors.
+# a notebook's cells on one kernel); then the whole book (--all: every page re-read, so
+# a warning on an unchanged page still fails) with warnings as errors.
 test: $(SETUP_DONE)
 	$(OFFLINE) $(PY) -m pytest -n 2 --dist loadfile --durations=15 --nbval --nbval-current-env tests $(CHAPTERS)
-	$(BIN)/jupyter-book build . -W --keep-going
+	$(BIN)/jupyter-book build . -W --keep-going --all
 
 # pytest alone, without nbval and the book build: for quick edits to tools/ and tests/.
 test-fast: $(SETUP_DONE)
