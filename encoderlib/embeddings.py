@@ -256,11 +256,11 @@ class LearnedPositionalEmbedding(nn.Module):
     raises ValueError, because the table has no row for it.
     """
 
-    def __init__(self, max_len: int, d_model: int) -> None:
+    def __init__(self, d_model: int, max_len: int = 512) -> None:
         super().__init__()
-        _require_positive_int("max_len", max_len)
         _require_positive_int("d_model", d_model)
-        self.max_len, self.d_model = max_len, d_model
+        _require_positive_int("max_len", max_len)
+        self.d_model, self.max_len = d_model, max_len
         self.weight = nn.Parameter(torch.empty(max_len, d_model))
         self.reset_parameters()
 
@@ -273,4 +273,4 @@ class LearnedPositionalEmbedding(nn.Module):
         return nn.functional.embedding(position_ids, self.weight)  # (..., n, d)
 
     def extra_repr(self) -> str:
-        return f"max_len={self.max_len}, d_model={self.d_model}"
+        return f"d_model={self.d_model}, max_len={self.max_len}"

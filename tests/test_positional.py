@@ -163,7 +163,7 @@ def test_sinusoidal_module_defaults_to_max_len_512():
 
 def test_learned_weight_name_shape_and_initialisation():
     torch.manual_seed(0)
-    module = LearnedPositionalEmbedding(max_len=512, d_model=384)
+    module = LearnedPositionalEmbedding(d_model=384, max_len=512)
     params = dict(module.named_parameters())
     assert list(params) == ["weight"] and params["weight"].shape == (512, 384)
     assert list(module.state_dict()) == ["weight"]
@@ -173,7 +173,7 @@ def test_learned_weight_name_shape_and_initialisation():
 
 def test_learned_equals_nn_embedding_with_copied_weights():
     torch.manual_seed(0)
-    module = LearnedPositionalEmbedding(max_len=40, d_model=8)
+    module = LearnedPositionalEmbedding(d_model=8, max_len=40)
     twin = nn.Embedding(40, 8)
     twin.weight.data.copy_(module.weight.data)
     ids = torch.randint(0, 40, (3, 5))
@@ -182,7 +182,7 @@ def test_learned_equals_nn_embedding_with_copied_weights():
 
 
 def test_learned_gradients_reach_only_the_used_rows():
-    module = LearnedPositionalEmbedding(max_len=10, d_model=4)
+    module = LearnedPositionalEmbedding(d_model=4, max_len=10)
     module(torch.arange(3)).sum().backward()
     assert (module.weight.grad[:3] == 1).all() and (module.weight.grad[3:] == 0).all()
 
@@ -197,7 +197,7 @@ def test_minilm_position_table_loads_under_the_bert_key():
     )
     table = weights["embeddings.position_embeddings.weight"]
     wrapper = nn.Module()
-    wrapper.position_embeddings = LearnedPositionalEmbedding(512, 384)
+    wrapper.position_embeddings = LearnedPositionalEmbedding(384, 512)
     assert list(wrapper.state_dict()) == ["position_embeddings.weight"]
     wrapper.load_state_dict({"position_embeddings.weight": table}, strict=True)
     ids = torch.tensor([[0, 1, 2], [509, 510, 511]])
@@ -212,7 +212,7 @@ def test_minilm_position_table_loads_under_the_bert_key():
     "module",
     [
         SinusoidalPositionalEncoding(384, max_len=512),
-        LearnedPositionalEmbedding(512, 384),
+        LearnedPositionalEmbedding(384, 512),
     ],
     ids=["sinusoidal", "learned"],
 )
@@ -251,14 +251,14 @@ def test_module_argument_errors():
     with pytest.raises(ValueError, match=r"got max_len=0"):
         SinusoidalPositionalEncoding(8, max_len=0)
     with pytest.raises(ValueError, match=r"got max_len=0"):
-        LearnedPositionalEmbedding(0, 8)
+        LearnedPositionalEmbedding(8, 0)
     with pytest.raises(TypeError, match=r"d_model as an int, got float"):
-        LearnedPositionalEmbedding(16, 8.0)
+        LearnedPositionalEmbedding(8.0, 16)
 
 
 @pytest.mark.parametrize(
     "positions",
-    [SinusoidalPositionalEncoding(32, max_len=64), LearnedPositionalEmbedding(64, 32)],
+    [SinusoidalPositionalEncoding(32, max_len=64), LearnedPositionalEmbedding(32, 64)],
     ids=["sinusoidal", "learned"],
 )
 def test_plugs_into_encoder_embeddings(positions):
