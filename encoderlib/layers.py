@@ -14,6 +14,17 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 
+def _check_last_dim(x: Tensor, d: int) -> None:
+    """Raise a clear error unless `x` is a tensor whose last dimension is `d`."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"expected x as a torch.Tensor, got {type(x).__name__}")
+    if x.dim() == 0 or x.shape[-1] != d:
+        got = x.shape[-1] if x.dim() else "a 0-d tensor"
+        raise ValueError(
+            f"expected last dimension {d}, got {got} (x of shape {tuple(x.shape)})"
+        )
+
+
 class LayerNorm(nn.Module):
     """LayerNorm over the last axis: (x − mean) / √(var + eps) · weight + bias.
 
@@ -37,14 +48,7 @@ class LayerNorm(nn.Module):
         self.bias = nn.Parameter(torch.zeros(d))
 
     def forward(self, x: Tensor) -> Tensor:  # x: (..., d), usually (b, n, d)
-        if not isinstance(x, Tensor):
-            raise TypeError(f"expected x as a torch.Tensor, got {type(x).__name__}")
-        if x.dim() == 0 or x.shape[-1] != self.d:
-            got = x.shape[-1] if x.dim() else "a 0-d tensor"
-            raise ValueError(
-                f"expected last dimension {self.d}, got {got} "
-                f"(x of shape {tuple(x.shape)})"
-            )
+        _check_last_dim(x, self.d)
         # The fused kernel computes exactly the formula derived in the chapter.
         return F.layer_norm(x, (self.d,), self.weight, self.bias, self.eps)
 
@@ -88,14 +92,7 @@ class FeedForward(nn.Module):
         self.fc2 = nn.Linear(d_ff, d_model)
 
     def forward(self, x: Tensor) -> Tensor:  # x: (..., d_model), usually (b, n, d)
-        if not isinstance(x, Tensor):
-            raise TypeError(f"expected x as a torch.Tensor, got {type(x).__name__}")
-        if x.dim() == 0 or x.shape[-1] != self.d_model:
-            got = x.shape[-1] if x.dim() else "a 0-d tensor"
-            raise ValueError(
-                f"expected last dimension {self.d_model}, got {got} "
-                f"(x of shape {tuple(x.shape)})"
-            )
+        _check_last_dim(x, self.d_model)
         hidden = self.fc1(x)  # (..., d_ff)
         if self.activation == "gelu":
             hidden = F.gelu(hidden)  # x Φ(x), Φ by erf
