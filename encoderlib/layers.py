@@ -67,7 +67,10 @@ class FeedForward(nn.Module):
     "swiglu"; SwiGLU adds a third linear map `gate` and computes
     fc2(silu(gate(x)) * fc1(x)) (Shazeer, 2020, arXiv:2002.05202). Dropout sits
     after the activation, as in `torch.nn.TransformerEncoderLayer`; the dropout on
-    the residual branch belongs to the encoder layer (chapter 7).
+    the residual branch belongs to the encoder layer (chapter 7). Without
+    autograd (`torch.no_grad`, `torch.inference_mode`) the activation is computed
+    in place on fc1's output, which saves memory and time; a forward hook on
+    `fc1` then sees the activated values.
     """
 
     def __init__(
@@ -93,15 +96,22 @@ class FeedForward(nn.Module):
 
     def forward(self, x: Tensor) -> Tensor:  # x: (..., d_model), usually (b, n, d)
         _check_last_dim(x, self.d_model)
-        hidden = self.fc1(x)  # (..., d_ff)
-        if self.activation == "gelu":
-            hidden = F.gelu(hidden)  # x Φ(x), Φ by erf
-        elif self.activation == "gelu_tanh":
-            hidden = F.gelu(hidden, approximate="tanh")
+        hidden = self.fc1(x)  # (..., d_ff): the largest tensor in the layer
+        # When autograd is not recording (inference), the activation overwrites
+        # fc1's output instead of allocating a second (..., d_ff) tensor. With
+        # autograd it must not: the activation's backward pass needs its input.
+        inplace = not hidden.requires_grad
+        if self.activation in ("gelu", "gelu_tanh"):  # x Φ(x), Φ by erf or tanh
+            approximate = "tanh" if self.activation == "gelu_tanh" else "none"
+            if inplace:
+                hidden = torch.ops.aten.gelu_(hidden, approximate=approximate)
+            else:
+                hidden = F.gelu(hidden, approximate=approximate)
         elif self.activation == "relu":
-            hidden = F.relu(hidden)
+            hidden = F.relu(hidden, inplace=inplace)
         else:  # swiglu: a learned gate decides how much of each hidden unit passes
-            hidden = F.silu(self.gate(x)) * hidden
+            gate = F.silu(self.gate(x))
+            hidden = hidden.mul_(gate) if inplace else gate * hidden
         return self.fc2(self.dropout(hidden))  # (..., d_model)
 
     def extra_repr(self) -> str:

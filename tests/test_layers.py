@@ -319,3 +319,19 @@ def test_count_parameters_counts_tied_weights_once_and_skips_frozen_ones():
 def test_count_parameters_rejects_non_modules():
     with pytest.raises(TypeError, match="expected an nn.Module, got Tensor"):
         count_parameters(torch.ones(3))
+
+
+@pytest.mark.parametrize("activation", ["gelu", "gelu_tanh", "relu", "swiglu"])
+def test_feed_forward_in_place_inference_equals_autograd_path(activation):
+    # Without autograd the activation runs in place; the values must not change.
+    torch.manual_seed(0)
+    ffn = FeedForward(16, 32, activation=activation)
+    x = torch.randn(3, 5, 16)
+    with torch.inference_mode():
+        inference = ffn(x)
+    with torch.no_grad():
+        no_grad = ffn(x)
+    recorded = ffn(x.clone().requires_grad_())
+    recorded.sum().backward()
+    assert torch.equal(inference, recorded.detach())
+    assert torch.equal(no_grad, recorded.detach())
