@@ -10,7 +10,18 @@ modules but toy are re-exported here.
 
 __version__ = "0.1.0"
 
-from . import attention, embeddings, layers, tokenization, toy, utils, viz
+from . import (
+    attention,
+    embeddings,
+    encoder,
+    heads,
+    layers,
+    pooling,
+    tokenization,
+    toy,
+    utils,
+    viz,
+)
 from .attention import MultiHeadAttention, scaled_dot_product_attention
 from .embeddings import (
     EncoderEmbeddings,
@@ -18,7 +29,10 @@ from .embeddings import (
     SinusoidalPositionalEncoding,
     sinusoidal_positional_encoding,
 )
+from .encoder import Encoder, EncoderConfig, EncoderLayer, EncoderOutput
+from .heads import ClassificationHead, EncoderClassifier, MaskedLMHead
 from .layers import FeedForward, LayerNorm
+from .pooling import AttentionPool, cls_pool, max_pool, mean_pool
 from .tokenization import SPECIAL_TOKENS, WordPieceTokenizer, WordTokenizer
 from .utils import count_parameters, default_device, set_seed
 from .viz import plot_heatmap
@@ -27,7 +41,10 @@ __all__ = [
     "__version__",
     "attention",
     "embeddings",
+    "encoder",
+    "heads",
     "layers",
+    "pooling",
     "tokenization",
     "toy",
     "utils",
@@ -38,8 +55,19 @@ __all__ = [
     "sinusoidal_positional_encoding",
     "SinusoidalPositionalEncoding",
     "LearnedPositionalEmbedding",
+    "EncoderLayer",
+    "EncoderConfig",
+    "EncoderOutput",
+    "Encoder",
+    "ClassificationHead",
+    "EncoderClassifier",
+    "MaskedLMHead",
     "LayerNorm",
     "FeedForward",
+    "cls_pool",
+    "mean_pool",
+    "max_pool",
+    "AttentionPool",
     "SPECIAL_TOKENS",
     "WordTokenizer",
     "WordPieceTokenizer",

@@ -153,6 +153,16 @@ def _fused_attention(
     return context.masked_fill(~has_key, 0.0)
 
 
+def _check_tokens(x: Tensor, d_model: int) -> None:
+    """Raise a clear error unless x is a floating-point tensor (b, n, d_model)."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"expected x as a torch.Tensor, got {type(x).__name__}")
+    if x.dim() != 3 or x.shape[-1] != d_model:
+        raise ValueError(f"expected x of shape (b, n, {d_model}), got {tuple(x.shape)}")
+    if not x.is_floating_point():
+        raise TypeError(f"expected x with a floating-point dtype, got {x.dtype}")
+
+
 class MultiHeadAttention(torch.nn.Module):
     """Multi-head self-attention: h heads of width d_model / h, then a projection.
 
@@ -190,14 +200,7 @@ class MultiHeadAttention(torch.nn.Module):
         self, x: Tensor, mask: Tensor | None = None, return_weights: bool = False
     ) -> Tensor | tuple[Tensor, Tensor]:
         """Attend over the n tokens of x (b, n, d_model); see the class docstring."""
-        if not isinstance(x, Tensor):
-            raise TypeError(f"expected x as a torch.Tensor, got {type(x).__name__}")
-        if x.dim() != 3 or x.shape[-1] != self.d_model:
-            raise ValueError(
-                f"expected x of shape (b, n, {self.d_model}), got {tuple(x.shape)}"
-            )
-        if not x.is_floating_point():
-            raise TypeError(f"expected x with a floating-point dtype, got {x.dtype}")
+        _check_tokens(x, self.d_model)
         b, n, _ = x.shape
         mask = _multi_head_mask(mask, b, self.n_heads, n)
         mask = None if mask is None else mask.to(x.device)

@@ -9,13 +9,18 @@ API reference shows code as code and the build stays free of warnings.
 
 import re
 
-SINGLE_BACKTICKS = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
+SINGLE_BACKTICKS = re.compile(r"(?<!`)`([^`\n]+)`(?!`)(?=(\w?))")
+
+
+def as_literal(match: re.Match) -> str:
+    """``code`` for `code`; a plural like `EncoderLayer`s gets RST's escaped space."""
+    return f"``{match.group(1)}``" + ("\\ " if match.group(2) else "")
 
 
 def literal_code(app, what, name, obj, options, lines: list[str]) -> None:
     """Rewrite `code` as ``code`` in place, leaving ``literals`` and roles alone."""
     for index, line in enumerate(lines):
-        lines[index] = SINGLE_BACKTICKS.sub(r"``\1``", line)
+        lines[index] = SINGLE_BACKTICKS.sub(as_literal, line)
 
 
 def setup(app):

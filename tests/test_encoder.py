@@ -1,0 +1,341 @@
+"""encoderlib.encoder's stack (chapter 8): EncoderConfig, Encoder, EncoderOutput.
+
+Reference: Hugging Face `BertModel` with copied weights (post-norm, exact GELU,
+eps 1e-12) at real-token positions. Properties: the packed (padding-free) path
+equals the padded path, int and bool masks agree, all-padding rows are zeros
+without NaN, attention maps are distributions. Errors name field and value.
+"""
+
+import dataclasses
+import warnings
+
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from encoderlib import count_parameters, set_seed
+from encoderlib.encoder import Encoder, EncoderConfig, EncoderLayer, EncoderOutput
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")  # tqdm.auto's IProgress warning, via transformers
+    from transformers import BertConfig, BertModel
+
+HF_LAYER_NAMES = {
+    "attention.self.query": "attn.q_proj",
+    "attention.self.key": "attn.k_proj",
+    "attention.self.value": "attn.v_proj",
+    "attention.output.dense": "attn.out_proj",
+    "attention.output.LayerNorm": "norm1",
+    "intermediate.dense": "ffn.fc1",
+    "output.dense": "ffn.fc2",
+    "output.LayerNorm": "norm2",
+}
+HF_EMBEDDING_NAMES = {
+    "embeddings.word_embeddings": "embeddings.token_embeddings",
+    "embeddings.position_embeddings": "embeddings.position_embeddings",
+    "embeddings.token_type_embeddings": "embeddings.segment_embeddings",
+    "embeddings.LayerNorm": "embeddings.norm",
+}
+
+
+def hf_to_ours(name: str) -> str:
+    module, parameter = name.rsplit(".", 1)
+    if module in HF_EMBEDDING_NAMES:
+        return f"{HF_EMBEDDING_NAMES[module]}.{parameter}"
+    _, _, index, rest = module.split(".", 3)
+    return f"layers.{index}.{HF_LAYER_NAMES[rest]}.{parameter}"
+
+
+def small_config(**overrides) -> EncoderConfig:
+    sizes = dict(vocab_size=50, d_model=32, n_heads=4, n_layers=2, d_ff=64)
+    return EncoderConfig(**{**sizes, "max_len": 24, "dropout": 0.0, **overrides})
+
+
+def padded_batch(lengths: list[int], n: int, vocab: int, seed: int = 0):
+    generator = torch.Generator().manual_seed(seed)
+    ids = torch.randint(1, vocab, (len(lengths), n), generator=generator)
+    mask = torch.arange(n) < torch.tensor(lengths)[:, None]
+    return ids.masked_fill(~mask, 0), mask
+
+
+# Reference: Hugging Face BertModel ---------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def bert_pair():
+    """A 2-layer BertModel at small sizes and our Encoder holding its weights."""
+    set_seed(0)
+    config = EncoderConfig(
+        vocab_size=120, d_model=48, n_heads=4, n_layers=2, d_ff=96, max_len=32,
+        dropout=0.0,
+    )  # fmt: skip
+    hf_config = BertConfig(
+        vocab_size=config.vocab_size,
+        hidden_size=config.d_model,
+        num_hidden_layers=config.n_layers,
+        num_attention_heads=config.n_heads,
+        intermediate_size=config.d_ff,
+        max_position_embeddings=config.max_len,
+        hidden_act="gelu",
+        layer_norm_eps=config.eps,
+        hidden_dropout_prob=0.0,
+        attention_probs_dropout_prob=0.0,
+        attn_implementation="eager",
+    )
+    hf = BertModel(hf_config, add_pooling_layer=False).eval()
+    ours = Encoder(config).eval()
+    state = {
+        hf_to_ours(k): v for k, v in hf.state_dict().items() if "position_ids" not in k
+    }
+    ours.load_state_dict(state)  # strict: every parameter has a partner
+    return hf, ours
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    lengths=st.lists(st.integers(1, 20), min_size=1, max_size=4),
+    seed=st.integers(0, 1000),
+    attentions=st.booleans(),
+)
+def test_equals_hugging_face_bert_at_real_tokens(bert_pair, lengths, seed, attentions):
+    hf, ours = bert_pair
+    n = max(lengths)
+    ids, mask = padded_batch(lengths, n, 120, seed)
+    segments = (torch.arange(n) >= n // 2).long().expand_as(ids) * mask
+    with torch.no_grad():
+        theirs = hf(
+            ids,
+            attention_mask=mask.long(),
+            token_type_ids=segments,
+            output_hidden_states=True,
+            output_attentions=attentions,
+        )
+        mine = ours(
+            ids,
+            mask.long(),
+            segments,
+            output_hidden_states=True,
+            output_attentions=attentions,
+        )
+    assert len(mine.hidden_states) == len(theirs.hidden_states) == 3
+    for a, b in zip(mine.hidden_states, theirs.hidden_states, strict=True):
+        torch.testing.assert_close(a[mask], b[mask], atol=1e-5, rtol=0)
+    torch.testing.assert_close(
+        mine.last_hidden_state[mask], theirs.last_hidden_state[mask], atol=1e-5, rtol=0
+    )
+    assert (mine.last_hidden_state[~mask] == 0).all()
+    if attentions:
+        for a, b in zip(mine.attentions, theirs.attentions, strict=True):
+            real_queries = mask[:, None, :, None].expand_as(a)
+            torch.testing.assert_close(
+                a[real_queries], b[real_queries], atol=1e-6, rtol=0
+            )
+
+
+# Packed and padded paths -------------------------------------------------------------
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    lengths=st.lists(st.integers(0, 12), min_size=1, max_size=4),
+    norm_first=st.booleans(),
+    positional=st.sampled_from(["learned", "sinusoidal"]),
+    seed=st.integers(0, 1000),
+)
+def test_packed_path_equals_padded_path(lengths, norm_first, positional, seed):
+    set_seed(seed)
+    model = Encoder(small_config(norm_first=norm_first, positional=positional)).eval()
+    n = max(max(lengths), 1)
+    ids, mask = padded_batch(lengths, n, 50, seed)
+    with torch.no_grad():
+        packed = model(ids, mask, output_hidden_states=True)  # packed when padded
+        padded = model(ids, mask, output_hidden_states=True, output_attentions=True)
+    for a, b in zip(packed.hidden_states, padded.hidden_states, strict=True):
+        torch.testing.assert_close(a, b, atol=1e-5, rtol=0)
+        assert (a[~mask] == 0).all() and (b[~mask] == 0).all()
+    torch.testing.assert_close(
+        packed.last_hidden_state, padded.last_hidden_state, atol=1e-5, rtol=0
+    )
+    for row, length in enumerate(lengths):  # each sentence alone, without padding
+        if length == 0:
+            assert (packed.last_hidden_state[row] == 0).all()
+            continue
+        with torch.no_grad():
+            alone = model(ids[row : row + 1, :length])
+        torch.testing.assert_close(
+            alone[0], packed.last_hidden_state[row, :length], atol=1e-5, rtol=0
+        )
+
+
+def test_int_and_bool_masks_agree():
+    set_seed(0)
+    model = Encoder(small_config()).eval()
+    ids, mask = padded_batch([7, 3, 5], 7, 50)
+    with torch.no_grad():
+        as_bool = model(ids, mask)
+        for dtype in (torch.int64, torch.int32, torch.uint8):
+            assert torch.equal(model(ids, mask.to(dtype)), as_bool)
+        full = torch.ones_like(mask)
+        assert torch.equal(model(ids, full), model(ids))  # no padding: same as no mask
+
+
+@pytest.mark.parametrize("norm_first", [False, True])
+@pytest.mark.parametrize("output_attentions", [False, True])
+def test_all_padding_rows_are_zeros_with_finite_gradients(
+    norm_first, output_attentions
+):
+    set_seed(0)
+    model = Encoder(small_config(norm_first=norm_first, dropout=0.1)).train()
+    ids, mask = padded_batch([6, 0, 3], 6, 50)
+    out = model(ids, mask, output_attentions=output_attentions)
+    hidden = out.last_hidden_state if output_attentions else out
+    assert not hidden.isnan().any() and (hidden[1] == 0).all()
+    hidden.square().sum().backward()
+    for name, parameter in model.named_parameters():
+        assert parameter.grad is None or torch.isfinite(parameter.grad).all(), name
+    everything_padded = model(ids, torch.zeros_like(mask))
+    assert (everything_padded == 0).all()
+
+
+# Outputs -----------------------------------------------------------------------------
+
+
+def test_output_attentions_and_hidden_states():
+    set_seed(0)
+    config = small_config(n_layers=3)
+    model = Encoder(config).eval()
+    ids, mask = padded_batch([9, 4], 9, 50)
+    with torch.no_grad():
+        out = model(ids, mask, output_attentions=True, output_hidden_states=True)
+        only_states = model(ids, mask, output_hidden_states=True)
+        only_attentions = model(ids, mask, output_attentions=True)
+    assert isinstance(out, EncoderOutput)
+    assert len(out.hidden_states) == config.n_layers + 1
+    assert len(out.attentions) == config.n_layers
+    assert only_states.attentions is None and only_attentions.hidden_states is None
+    for weights in out.attentions:
+        assert weights.shape == (2, config.n_heads, 9, 9)
+        rows = weights[mask[:, None, :, None].expand_as(weights)].view(-1, 9)
+        torch.testing.assert_close(rows.sum(-1), torch.ones(len(rows)))
+        assert (weights[1, :, :, 4:] == 0).all()  # padded keys get no weight
+    for state in out.hidden_states:
+        assert state.shape == (2, 9, config.d_model)
+    assert torch.equal(out.hidden_states[0][0], model.embeddings(ids)[0])
+
+
+def test_pre_norm_output_is_final_norm_of_last_state_and_post_norm_has_none():
+    set_seed(0)
+    pre = Encoder(small_config(norm_first=True)).eval()
+    ids = torch.randint(1, 50, (2, 5))
+    with torch.no_grad():
+        out = pre(ids, output_hidden_states=True)
+        torch.testing.assert_close(
+            out.last_hidden_state, pre.final_norm(out.hidden_states[-1])
+        )
+    assert Encoder(small_config(norm_first=False)).final_norm is None
+
+
+def test_bert_initialisation():
+    set_seed(0)
+    model = Encoder(small_config(d_model=64, d_ff=256))
+    fc1 = model.layers[0].ffn.fc1
+    assert abs(fc1.weight.std().item() - 0.02) < 2e-3 and (fc1.bias == 0).all()
+    assert (model.embeddings.token_embeddings.weight[0] == 0).all()  # padding row
+    assert (model.layers[1].norm2.weight == 1).all()
+
+
+# Configuration -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("overrides", "error", "words"),
+    [
+        (dict(d_model=100, n_heads=12), ValueError, ["d_model=100", "n_heads=12"]),
+        (dict(n_layers="6"), TypeError, ["n_layers", "'6'"]),
+        (dict(vocab_size=True), TypeError, ["vocab_size", "True"]),
+        (dict(d_ff=0), ValueError, ["d_ff", "0"]),
+        (dict(n_layers=-1), ValueError, ["n_layers", "-1"]),
+        (dict(dropout=1.0), ValueError, ["dropout", "1.0"]),
+        (dict(activation="tanh"), ValueError, ["activation", "'tanh'"]),
+        (dict(norm_first=1), TypeError, ["norm_first", "1"]),
+        (dict(positional="rotary"), ValueError, ["positional", "'rotary'"]),
+        (dict(positional="sinusoidal", d_model=33, n_heads=3), ValueError, ["33"]),
+        (dict(eps=0.0), ValueError, ["eps", "0.0"]),
+    ],
+)
+def test_config_errors_name_the_field_and_value(overrides, error, words):
+    with pytest.raises(error) as info:
+        EncoderConfig.tiny(**overrides)
+    for word in words:
+        assert word in str(info.value)
+
+
+def test_config_replace_validates_and_presets_take_overrides():
+    tiny = EncoderConfig.tiny()
+    assert tiny.replace(n_layers=5).n_layers == 5 and tiny.n_layers == 2
+    with pytest.raises(ValueError, match="d_model=770"):
+        EncoderConfig.bert_base().replace(d_model=770)
+    assert EncoderConfig.minilm_l6(dropout=0.0).dropout == 0.0
+    assert EncoderConfig.bert_base().d_head == 64
+    assert EncoderConfig.minilm_l6().d_head == 32
+    assert (tiny.d_model, tiny.n_heads, tiny.n_layers, tiny.d_ff) == (64, 4, 2, 256)
+    assert (tiny.max_len, tiny.vocab_size, tiny.norm_first) == (128, 1000, True)
+
+
+def test_from_config_takes_a_dict_and_refuses_other_types():
+    config = small_config()
+    model = Encoder.from_config(dataclasses.asdict(config))
+    assert isinstance(model, Encoder) and model.config == config
+    assert isinstance(Encoder.from_config(config), Encoder)
+    with pytest.raises(TypeError, match="expected an EncoderConfig, got list"):
+        Encoder([64, 4, 2])
+
+
+def test_preset_parameter_counts():
+    with torch.device("meta"):
+        bert = count_parameters(Encoder(EncoderConfig.bert_base()))
+        minilm = count_parameters(Encoder(EncoderConfig.minilm_l6()))
+        tiny = count_parameters(Encoder(EncoderConfig.tiny()))
+        hf_bert = count_parameters(BertModel(BertConfig(), add_pooling_layer=False))
+        layer = count_parameters(EncoderLayer(512, 8, 2048))
+    assert bert == hf_bert == 108_891_648
+    assert bert + 768 * 768 + 768 == 109_482_240  # BERT-base with its pooler
+    assert minilm == 22_713_216 - (384 * 384 + 384) == 22_565_376  # checkpoint − pooler
+    assert tiny == 172_544
+    assert layer == 3_152_384
+
+
+# Input errors ------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def tiny_model():
+    set_seed(0)
+    return Encoder(small_config()).eval()
+
+
+@pytest.mark.parametrize(
+    ("mask", "error", "message"),
+    [
+        (
+            torch.ones(2, 4, dtype=torch.bool),
+            ValueError,
+            r"shape as input_ids \(2, 5\)",
+        ),
+        (torch.ones(2, 5), TypeError, "bool or 0/1 integers, got dtype torch.float32"),
+        (torch.full((2, 5), 2), ValueError, "values 0 or 1"),
+        ([[1] * 5] * 2, TypeError, "as a torch.Tensor, got list"),
+    ],
+)
+def test_mask_errors(tiny_model, mask, error, message):
+    ids = torch.randint(1, 50, (2, 5))
+    with pytest.raises(error, match=message):
+        tiny_model(ids, mask)
+
+
+def test_input_ids_errors(tiny_model):
+    with pytest.raises(ValueError, match=r"shape \(b, n\), got \(5,\)"):
+        tiny_model(torch.randint(1, 50, (5,)))
+    with pytest.raises(ValueError, match="max_len=24"):
+        tiny_model(torch.randint(1, 50, (1, 25)))
