@@ -14,7 +14,7 @@ CHAPTERS := $(sort $(wildcard chapters/*.ipynb))
 # Tests and chapters never reach a model or dataset hub: fail fast, fall back, say so.
 OFFLINE := HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 
-.PHONY: help setup export check-export book test test-fast execute format constraints clean
+.PHONY: help setup export check-export book test test-fast bench execute format constraints clean
 
 help:
 	@echo "make book          build the book into _build/html (sets up .venv on first use)"
@@ -23,6 +23,7 @@ help:
 	@echo "make export        regenerate encoderlib/ and appendix/claims.md from the chapters"
 	@echo "make check-export  fail if encoderlib/ or the claims index differ from a fresh export"
 	@echo "make test-fast     pytest only (no nbval, no book build)"
+	@echo "make bench         run the speed and memory comparisons in benchmarks/ (minutes; prints tables)"
 	@echo "make format        ruff format and ruff check --fix over chapters, tools and tests"
 	@echo "make execute NB=chapters/01_the_cat_sat.ipynb   run a chapter top to bottom and store its outputs"
 
@@ -66,6 +67,12 @@ test: $(SETUP_DONE)
 # pytest alone, without nbval and the book build: for quick edits to tools/ and tests/.
 test-fast: $(SETUP_DONE)
 	$(OFFLINE) $(PY) -m pytest -n 2 --dist loadfile tests
+
+# Speed and memory against PyTorch's and Hugging Face's encoders, printed as tables.
+bench: $(SETUP_DONE)
+	for script in $(sort $(wildcard benchmarks/*.py)); do \
+		echo "== $$script"; $(OFFLINE) $(PY) "$$script" || exit 1; \
+	done
 
 # Format and lint chapters, tools and tests (the exported library follows its chapters).
 format: $(SETUP_DONE)
