@@ -287,30 +287,38 @@ def _bert_init(module: nn.Module) -> None:
         nn.init.zeros_(module.bias)
 
 
-def _as_bool_mask(attention_mask: Tensor | None, input_ids: Tensor) -> Tensor | None:
-    """The (b, n) mask as bool, from bool or 0/1 integers; a clear error otherwise."""
-    if attention_mask is None:
+def _as_bool_mask(
+    mask: Tensor | None,
+    shape: tuple[int, int],
+    name: str = "attention_mask",
+    like: str = "input_ids",
+) -> Tensor | None:
+    """A (b, n) mask as bool, from bool or 0/1 integers; a clear error otherwise.
+
+    `shape` is the (b, n) the mask must have, `like` names what it must match.
+    Chapter 9's poolings take their masks through here too.
+    """
+    if mask is None:
         return None
-    if not isinstance(attention_mask, Tensor):
-        raise TypeError(
-            "expected attention_mask as a torch.Tensor, "
-            f"got {type(attention_mask).__name__}"
-        )
-    if attention_mask.shape != input_ids.shape:
+    if not isinstance(mask, Tensor):
+        raise TypeError(f"expected {name} as a torch.Tensor, got {type(mask).__name__}")
+    if tuple(mask.shape) != tuple(shape):
         raise ValueError(
-            "expected attention_mask of the same shape as input_ids "
-            f"{tuple(input_ids.shape)}, got {tuple(attention_mask.shape)}"
+            f"expected {name} of shape (b, n) = {tuple(shape)}, the same shape as "
+            f"{like} {tuple(shape)}, got {tuple(mask.shape)}"
         )
-    if attention_mask.dtype == torch.bool:
-        return attention_mask
-    if attention_mask.is_floating_point() or attention_mask.is_complex():
+    if mask.dtype == torch.bool:
+        return mask
+    if mask.is_floating_point() or mask.is_complex():
         raise TypeError(
-            "expected attention_mask as bool or 0/1 integers, "
-            f"got dtype {attention_mask.dtype}"
+            f"expected {name} as bool or 0/1 integers, got dtype {mask.dtype}"
         )
-    if ((attention_mask != 0) & (attention_mask != 1)).any():
-        raise ValueError("expected attention_mask values 0 or 1 (1 = real token)")
-    return attention_mask.bool()
+    if ((mask != 0) & (mask != 1)).any():
+        raise ValueError(
+            f"expected {name} values 0 or 1 (1 = real token), "
+            f"got {sorted(mask.unique().tolist())[:6]}"
+        )
+    return mask.bool()
 
 
 class Encoder(nn.Module):
@@ -384,7 +392,7 @@ class Encoder(nn.Module):
         tuples (one (b, h, n, n) tensor per layer for the attentions).
         """
         x = self.embeddings(input_ids, token_type_ids)  # checks input_ids
-        mask = _as_bool_mask(attention_mask, input_ids)
+        mask = _as_bool_mask(attention_mask, tuple(input_ids.shape))
         mask = None if mask is None else mask.to(x.device)
         states, attentions = [x], []
         if mask is not None and not output_attentions and not bool(mask.all()):

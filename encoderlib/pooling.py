@@ -12,6 +12,8 @@ import torch
 from einops import einsum, rearrange, reduce
 from torch import Tensor, nn
 
+from encoderlib.encoder import _as_bool_mask
+
 
 def _real_token_mask(h: Tensor, mask: Tensor | None) -> Tensor:
     # Check h (b, n, d) and mask (b, n); return the mask as bool, True = real token.
@@ -24,26 +26,8 @@ def _real_token_mask(h: Tensor, mask: Tensor | None) -> Tensor:
     b, n, _ = h.shape
     if mask is None:
         return torch.ones(b, n, dtype=torch.bool, device=h.device)
-    if not isinstance(mask, Tensor):
-        raise TypeError(f"expected mask as a torch.Tensor, got {type(mask).__name__}")
-    if mask.shape != (b, n):
-        raise ValueError(
-            f"expected mask of shape (b, n) = ({b}, {n}) to match h of shape "
-            f"{tuple(h.shape)}, got {tuple(mask.shape)}"
-        )
-    if mask.dtype != torch.bool:
-        if mask.is_floating_point() or mask.is_complex():
-            raise TypeError(
-                "expected mask as bool or 0/1 integers (True or 1 = real token), "
-                f"got dtype {mask.dtype}"
-            )
-        if ((mask != 0) & (mask != 1)).any():
-            raise ValueError(
-                "expected mask values 0 or 1 (1 = real token), "
-                f"got {sorted(mask.unique().tolist())[:6]}"
-            )
-        mask = mask.bool()
-    return mask.to(h.device)
+    # Chapter 8's check, which also turns the tokenizer's 0/1 integers into bool.
+    return _as_bool_mask(mask, (b, n), "mask", "h's first two axes").to(h.device)
 
 
 def cls_pool(h: Tensor, mask: Tensor | None = None) -> Tensor:
