@@ -15,7 +15,9 @@ measured in a fresh child process after a warm-up step on a tiny batch.
 Run from the repository root after `make setup`:
 
     .venv/bin/python benchmarks/encoder_speed.py            # the full table
-    .venv/bin/python benchmarks/encoder_speed.py --quick    # a smoke run
+    .venv/bin/python benchmarks/encoder_speed.py --quick    # a smoke run only
+
+Run it on an idle machine: other busy processes make the threads wait for each other.
 """
 
 from __future__ import annotations
@@ -202,7 +204,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--repeats", type=int, default=15)
-    parser.add_argument("--quick", action="store_true", help="one tiny size, 3 repeats")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="smoke run: one tiny size, 3 repeats, no memory; the times mean nothing",
+    )
     parser.add_argument("--no-memory", action="store_true", help="skip peak memory")
     parser.add_argument("--memory-child", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -214,6 +220,9 @@ def main() -> None:
         print(peak_memory_child(Size(**fields), padded, mode, impl))
         return
     torch.set_num_threads(args.threads)
+    load = os.getloadavg()[0]
+    if load > 0.5 * (os.cpu_count() or 1):
+        print(f"warning: load average {load:.1f}; other processes will skew the times")
     sizes = QUICK_SIZES if args.quick else SIZES
     repeats = 3 if args.quick else args.repeats
     print(
@@ -240,7 +249,7 @@ def main() -> None:
                     repeats,
                 )
                 memory = ""
-                if not args.no_memory:
+                if not (args.no_memory or args.quick):
                     mb = [
                         peak_memory(size, padded, mode, impl, args.threads) / 2**20
                         for impl in ("ours", "theirs")
