@@ -42,18 +42,17 @@ class EncoderLayer(nn.Module):
     Each of the two sublayers sits on a residual connection with dropout and a
     LayerNorm. Post-norm (`norm_first=False`, the original Transformer and BERT)
     normalises after adding: x = norm(x + dropout(sublayer(x))). Pre-norm
-    (`norm_first=True`, GPT-2, ViT and most recent models) normalises the
+    (`norm_first=True`, GPT-2, ViT and most large language models) normalises the
     sublayer's input instead: x = x + dropout(sublayer(norm(x))), so a pre-norm
-    stack needs a final LayerNorm. `attn` is a `MultiHeadAttention` with dropout
-    on its weights, `ffn` a `FeedForward` with dropout after its activation,
-    `norm1`, `norm2` are `LayerNorm`s and `dropout1`, `dropout2` act on the two
-    residual branches: the placement of `torch.nn.TransformerEncoderLayer`, whose
-    weights load with `EncoderLayer.from_torch`. `forward(x, mask)` takes x
-    (b, n, d_model) and an optional boolean mask (True = real token / may
-    attend) of shape (b, n), (b, n, n) or broadcastable to (b, h, n, n);
-    padding positions are computed but never attended to, and a sequence with
-    no real token gives finite values. `return_weights=True` also returns the
-    attention weights (b, h, n, n).
+    stack needs a final LayerNorm. `attn` is a `MultiHeadAttention` with dropout on
+    its weights, `ffn` a `FeedForward` with dropout after its activation, `norm1`,
+    `norm2` are `LayerNorm`s and `dropout1`, `dropout2` act on the two residual
+    branches: the placement of `torch.nn.TransformerEncoderLayer`, whose weights
+    load with `EncoderLayer.from_torch`. `forward(x, mask)` takes x (b, n, d_model)
+    and an optional boolean mask (True = real token / may attend) of shape (b, n),
+    (b, n, n) or broadcastable to (b, h, n, n); padding positions are computed but
+    never attended to, and a sequence with no real token gives finite values.
+    `return_weights=True` also returns the attention weights (b, h, n, n).
     """
 
     def __init__(
@@ -208,6 +207,10 @@ class EncoderConfig:
                 f"expected d_model divisible by n_heads, got d_model={self.d_model} "
                 f"and n_heads={self.n_heads}"
             )
+        for name in ("dropout", "eps"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise TypeError(f"expected {name} as a float, got {value!r}")
         if not 0.0 <= self.dropout < 1.0:
             raise ValueError(f"expected dropout in [0, 1), got {self.dropout!r}")
         if self.activation not in _ACTIVATIONS:
@@ -261,7 +264,9 @@ class EncoderOutput(NamedTuple):
 
     `last_hidden_state` is (b, n, d_model), the encoder's output. `hidden_states`
     is None or a tuple of n_layers + 1 tensors (b, n, d_model): the embeddings,
-    then each layer's output (before the final LayerNorm of a pre-norm model).
+    then each layer's output; for a pre-norm model the last one is before the
+    final LayerNorm, as Hugging Face's ViT keeps it (its language models put the
+    normalised output there).
     `attentions` is None or a tuple of n_layers tensors (b, h, n, n), one per
     layer, each row a distribution over keys: the form attention-visualisation
     tools expect, as in Hugging Face `transformers`.

@@ -17,15 +17,21 @@ from encoderlib.layers import LayerNorm
 from encoderlib.pooling import AttentionPool, cls_pool, max_pool, mean_pool
 
 
-def _check_features(x: Tensor, d_model: int, name: str = "x") -> None:
-    # A clear error unless x is a floating-point tensor whose last axis is d_model.
+def _check_features(
+    x: Tensor, d_model: int, name: str = "x", pooled: bool = False
+) -> None:
+    # A clear error unless x is a floating-point tensor of shape (..., d_model),
+    # or, with pooled=True, (b, d_model): one vector per sentence.
     if not isinstance(x, Tensor):
         raise TypeError(f"expected {name} as a torch.Tensor, got {type(x).__name__}")
     if not x.is_floating_point():
         raise TypeError(f"expected {name} with a floating-point dtype, got {x.dtype}")
-    if x.dim() == 0 or x.shape[-1] != d_model:
+    expected = f"(b, {d_model})" if pooled else f"(..., {d_model})"
+    wrong_rank = x.dim() != 2 if pooled else x.dim() == 0
+    if wrong_rank or x.shape[-1] != d_model:
+        hint = "; pool the token vectors first" if pooled and x.dim() == 3 else ""
         raise ValueError(
-            f"expected {name} of shape (..., {d_model}), got {tuple(x.shape)}"
+            f"expected {name} of shape {expected}, got {tuple(x.shape)}{hint}"
         )
 
 
@@ -43,7 +49,8 @@ class ClassificationHead(nn.Module):
     linear `classifier` (Devlin et al., 2018, arXiv:1810.04805). With
     `hidden_layer=False`, `dense` is None and the head is dropout + linear, as
     for probing frozen features. Weights start as BERT's: normal(0, 0.02),
-    biases 0. Returns logits; apply softmax or cross-entropy outside.
+    biases 0. Returns logits; apply softmax or cross-entropy outside. Token
+    vectors (b, n, d_model) are refused with a ValueError: pool them first.
     """
 
     def __init__(
@@ -69,7 +76,7 @@ class ClassificationHead(nn.Module):
 
     def forward(self, pooled: Tensor) -> Tensor:
         """Pooled vectors (b, d_model) → logits (b, n_classes)."""
-        _check_features(pooled, self.d_model, "pooled")
+        _check_features(pooled, self.d_model, "pooled", pooled=True)
         x = pooled if self.dense is None else torch.tanh(self.dense(pooled))
         return self.classifier(self.dropout(x))  # (b, n_classes)
 

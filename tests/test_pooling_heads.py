@@ -227,7 +227,12 @@ def test_classification_head_equals_bert_pooler_and_classifier():
         (
             lambda: ClassificationHead(64, 2)(torch.randn(3, 32)),
             ValueError,
-            "(..., 64)",
+            "expected pooled of shape (b, 64), got (3, 32)",
+        ),
+        (
+            lambda: ClassificationHead(64, 2)(torch.randn(64)),
+            ValueError,
+            "expected pooled of shape (b, 64), got (64,)",
         ),
         (lambda: EncoderClassifier(nn.Linear(2, 2), 2), TypeError, "Encoder"),
         (lambda: EncoderClassifier(tiny_encoder(), 2, "sum"), ValueError, "'sum'"),
@@ -237,6 +242,16 @@ def test_head_errors_name_what_was_expected(call, error, message):
     with pytest.raises(error) as info:
         call()
     assert message in str(info.value)
+
+
+def test_classification_head_refuses_token_vectors():
+    """Forgetting to pool must fail: (b, n, d) would give per-token scores."""
+    head = ClassificationHead(768, 2)
+    with pytest.raises(ValueError) as info:
+        head(torch.randn(2, 5, 768))
+    assert "expected pooled of shape (b, 768), got (2, 5, 768)" in str(info.value)
+    assert "pool the token vectors first" in str(info.value)
+    assert head(cls_pool(torch.randn(2, 5, 768))).shape == (2, 2)
 
 
 @pytest.mark.parametrize("pooling", ["cls", "mean", "max", "attention"])
