@@ -12,7 +12,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from encoderlib.encoder import Encoder
+from encoderlib.encoder import Encoder, _bert_init
 from encoderlib.layers import LayerNorm
 from encoderlib.pooling import AttentionPool, cls_pool, max_pool, mean_pool
 
@@ -33,12 +33,6 @@ def _check_features(
         raise ValueError(
             f"expected {name} of shape {expected}, got {tuple(x.shape)}{hint}"
         )
-
-
-def _init_linear(layer: nn.Linear) -> None:
-    # BERT's initialisation: normal(0, 0.02) weights, zero biases.
-    nn.init.normal_(layer.weight, mean=0.0, std=0.02)
-    nn.init.zeros_(layer.bias)
 
 
 class ClassificationHead(nn.Module):
@@ -72,7 +66,7 @@ class ClassificationHead(nn.Module):
         self.classifier = nn.Linear(d_model, n_classes)
         for layer in (self.dense, self.classifier):
             if layer is not None:
-                _init_linear(layer)
+                _bert_init(layer)  # BERT's: normal(0, 0.02), biases 0
 
     def forward(self, pooled: Tensor) -> Tensor:
         """Pooled vectors (b, d_model) → logits (b, n_classes)."""
@@ -172,7 +166,7 @@ class MaskedLMHead(nn.Module):
         self.norm = LayerNorm(d_model, eps=eps)
         self.decoder = nn.Linear(d_model, vocab_size)
         self.decoder.weight = token_embeddings.weight  # the tie: one Parameter
-        _init_linear(self.dense)
+        _bert_init(self.dense)
         nn.init.zeros_(self.decoder.bias)
 
     @classmethod
