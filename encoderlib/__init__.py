@@ -17,6 +17,7 @@ from . import (
     heads,
     layers,
     pooling,
+    pretrained,
     tokenization,
     toy,
     utils,
@@ -33,6 +34,13 @@ from .encoder import Encoder, EncoderConfig, EncoderLayer, EncoderOutput
 from .heads import ClassificationHead, EncoderClassifier, MaskedLMHead
 from .layers import FeedForward, LayerNorm
 from .pooling import AttentionPool, cls_pool, max_pool, mean_pool
+from .pretrained import (
+    LoadReport,
+    SentenceEncoder,
+    config_from_bert,
+    load_bert_weights,
+    load_minilm,
+)
 from .tokenization import SPECIAL_TOKENS, WordPieceTokenizer, WordTokenizer
 from .utils import count_parameters, default_device, set_seed
 from .viz import plot_heatmap
@@ -45,6 +53,7 @@ __all__ = [
     "heads",
     "layers",
     "pooling",
+    "pretrained",
     "tokenization",
     "toy",
     "utils",
@@ -68,6 +77,11 @@ __all__ = [
     "mean_pool",
     "max_pool",
     "AttentionPool",
+    "config_from_bert",
+    "LoadReport",
+    "load_bert_weights",
+    "SentenceEncoder",
+    "load_minilm",
     "SPECIAL_TOKENS",
     "WordTokenizer",
     "WordPieceTokenizer",

@@ -10,14 +10,20 @@ import torch
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.fixture(scope="module")
-def encoder_speed():
-    path = ROOT / "benchmarks" / "encoder_speed.py"
-    spec = importlib.util.spec_from_file_location("encoder_speed", path)
+def load_script(name: str):
+    """A benchmark script as a module, loaded by path (benchmarks/ is no package)."""
+    spec = importlib.util.spec_from_file_location(
+        name, ROOT / "benchmarks" / f"{name}.py"
+    )
     module = importlib.util.module_from_spec(spec)
-    sys.modules["encoder_speed"] = module  # dataclasses look their module up here
+    sys.modules[name] = module  # dataclasses look their module up here
     spec.loader.exec_module(module)
     return module
+
+
+@pytest.fixture(scope="module")
+def encoder_speed():
+    return load_script("encoder_speed")
 
 
 @pytest.mark.filterwarnings("ignore:The PyTorch API of nested tensors")
@@ -42,3 +48,77 @@ def test_encoder_speed_prints_a_full_table(encoder_speed, capsys, monkeypatch):
     assert len(rows) == 4  # full and padded batches, inference and training
     ratios = [float(row.split("|")[6]) for row in rows]
     assert all(ratio > 0 for ratio in ratios)
+
+
+@pytest.fixture(scope="module")
+def minilm_speed():
+    return load_script("minilm_speed")
+
+
+@pytest.fixture(scope="module")
+def sts_eval():
+    return load_script("sts_eval")
+
+
+def test_minilm_speed_texts_are_real_and_fixed(minilm_speed):
+    sentences = minilm_speed.docstring_texts("sentences", 50)
+    paragraphs = minilm_speed.docstring_texts("paragraphs", 50)
+    assert len(sentences) == len(paragraphs) == 50
+    assert sentences == minilm_speed.docstring_texts("sentences", 50)
+    assert min(len(t.split()) for t in sentences) >= 4
+    assert min(len(t.split()) for t in paragraphs) >= 20
+
+
+def test_minilm_speed_times_two_equal_models(minilm_speed):
+    from encoderlib import load_minilm
+
+    texts = minilm_speed.docstring_texts("paragraphs", 6) + ["Short.", ""]
+    ours = load_minilm().encode(texts, batch_size=3)
+    theirs = minilm_speed.HuggingFaceMiniLM()
+    for sort in (True, False):
+        assert torch.allclose(ours, theirs.encode(texts, 3, sort=sort), atol=1e-5)
+
+
+def test_minilm_speed_prints_a_full_table(minilm_speed, capsys, monkeypatch):
+    monkeypatch.setattr(sys, "argv", ["minilm_speed.py", "--quick"])
+    minilm_speed.main()
+    rows = [line for line in capsys.readouterr().out.splitlines() if "| 8 |" in line]
+    assert [row.split("|")[1].strip() for row in rows] == ["sentences", "paragraphs"]
+    assert all(float(row.split("|")[-2]) < 1e-5 for row in rows)  # max diff
+
+
+def test_sts_reader_splits_on_tabs_and_keeps_quotes(sts_eval, tmp_path):
+    path = tmp_path / "sts.csv"
+    path.write_text(
+        'g\tf\t2012\t1\t4.500\tShe said "hi".\tShe greeted them.\tsource\n'
+        'g\tf\t2012\t2\t0.000\tA cat.\tA "car\n',
+        encoding="utf-8",
+    )
+    pairs = sts_eval.read_sts(path)
+    assert pairs.first == ['She said "hi".', "A cat."]
+    assert pairs.second == ["She greeted them.", 'A "car']
+    assert pairs.scores == [4.5, 0.0]
+    path.write_text("g\tf\t2012\t1\t4.5\tonly one sentence\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"sts.csv:1: expected at least 7"):
+        sts_eval.read_sts(path)
+
+
+def test_spearman_is_rank_correlation_times_100(sts_eval):
+    a = torch.tensor([[1.0, 0.0], [1.0, 0.0], [1.0, 0.0]])
+    b = torch.tensor([[1.0, 0.0], [1.0, 1.0], [0.0, 1.0]])  # cosines 1, 0.71, 0
+    assert sts_eval.spearman_x100(a, b, [5.0, 3.0, 1.0]) == pytest.approx(100.0)
+    assert sts_eval.spearman_x100(a, b, [1.0, 3.0, 5.0]) == pytest.approx(-100.0)
+
+
+@pytest.mark.skipif(
+    not (ROOT.parent / "shared/data/stsbenchmark/sts-test.csv").is_file(),
+    reason="the STS Benchmark file of ../shared/data is not on this machine",
+)
+def test_minilm_reproduces_the_published_sts_benchmark_score(sts_eval):
+    from encoderlib import load_minilm
+
+    pairs = sts_eval.read_sts(sts_eval.DEFAULT_DATA)
+    assert len(pairs.scores) == sts_eval.N_PAIRS == 1379
+    vectors = load_minilm().encode(pairs.first + pairs.second)
+    score = sts_eval.spearman_x100(vectors[:1379], vectors[1379:], pairs.scores)
+    assert abs(score - sts_eval.PUBLISHED) < 0.5, score

