@@ -16,8 +16,8 @@ __all__ = [
 
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
 
 import torch
 import torch.nn.functional as F
@@ -35,18 +35,45 @@ _HF_ACTIVATIONS = {
 }
 
 
-def config_from_bert(hf_config: Mapping | str | Path) -> EncoderConfig:
-    """The `EncoderConfig` of a Hugging Face BERT `config.json` (a path or a dict).
+_BERT_SIZES = (
+    "vocab_size",
+    "hidden_size",
+    "num_attention_heads",
+    "num_hidden_layers",
+    "intermediate_size",
+)
 
-    Reads the sizes, `hidden_act` (exact or tanh GELU, or ReLU), `layer_norm_eps`
-    and `hidden_dropout_prob`. Only BERT's own layout is accepted: post-norm,
-    absolute learned positions; anything else is a `ValueError`.
+
+def config_from_bert(hf_config: Mapping | str | Path) -> EncoderConfig:
+    """The `EncoderConfig` of a Hugging Face BERT `config.json`.
+
+    `hf_config` is the parsed dict, the path of the file, or the model folder
+    that holds it. Reads the sizes, `hidden_act` (exact or tanh GELU, or ReLU),
+    `layer_norm_eps` and `hidden_dropout_prob`. Only BERT's own layout is
+    accepted: `model_type` "bert" (or absent), post-norm, absolute learned
+    positions. Anything else is a `ValueError` naming what was found: RoBERTa,
+    for one, uses BERT's parameter names but counts positions from 2, so its
+    weights would load and silently compute something else.
     """
     if isinstance(hf_config, (str, Path)):
-        hf_config = json.loads(Path(hf_config).read_text(encoding="utf-8"))
+        path = Path(hf_config)
+        if path.is_dir():
+            path = path / "config.json"
+        hf_config = json.loads(path.read_text(encoding="utf-8"))
     if not isinstance(hf_config, Mapping):
         raise TypeError(
             f"expected a config dict or a path, got {type(hf_config).__name__}"
+        )
+    model_type = hf_config.get("model_type", "bert")
+    if model_type != "bert":
+        raise ValueError(
+            f"expected a BERT config (model_type 'bert'), got {model_type!r}"
+        )
+    absent = [key for key in _BERT_SIZES if key not in hf_config]
+    if absent:
+        raise ValueError(
+            f"expected a BERT config with {', '.join(_BERT_SIZES)}; "
+            f"missing {', '.join(absent)} (got keys {sorted(hf_config)[:8]}…)"
         )
     kind = hf_config.get("position_embedding_type", "absolute")
     if kind != "absolute":
@@ -96,7 +123,8 @@ _BERT_LAYER_NAMES = {
 _BERT_NOT_ENCODER = ("embeddings.position_ids", "pooler.", "cls.")
 
 
-class LoadReport(NamedTuple):
+@dataclass(frozen=True)
+class LoadReport:
     """What `load_bert_weights` did: which checkpoint names went where.
 
     `loaded` maps every checkpoint name that was copied to the `Encoder`
@@ -128,19 +156,38 @@ def _bert_name(key: str) -> str | None:
     return None
 
 
+def _short_list(names: list[str], shown: int = 5) -> str:
+    # At most `shown` names, then how many more: a whole checkpoint is unreadable.
+    if not names:
+        return "none"
+    more = f" and {len(names) - shown} more" if len(names) > shown else ""
+    return f"{names[:shown]}{more}"
+
+
+def _common_prefix_hint(keys: list[str]) -> str:
+    # "; all start with 'model.'" when a wrapper's prefix hides BERT's names.
+    first = {key.split(".", 1)[0] for key in keys}
+    if len(first) == 1 and len(keys) > 1:
+        prefix = first.pop() + "."
+        return f"; all start with {prefix!r}: strip it first"
+    return ""
+
+
 def load_bert_weights(
     model: Encoder, state_dict: Mapping[str, Tensor], strict: bool = True
 ) -> LoadReport:
     """Copy a Hugging Face BERT checkpoint's weights into an `Encoder`, in place.
 
-    `state_dict` maps Hugging Face names (`encoder.layer.0.attention.self.query.
-    weight`, …) to tensors, as `safetensors.torch.load_file` or `torch.load`
-    return them; a `bert.` prefix (checkpoints of `BertForMaskedLM` and friends)
-    is accepted. Every tensor's shape is checked against its target before
-    anything is copied, and a mismatch is a `ValueError` naming both shapes.
+    `state_dict` maps Hugging Face names such as
+    `encoder.layer.0.attention.self.query.weight` to tensors, as
+    `safetensors.torch.load_file` or `torch.load` return them; a `bert.` prefix
+    (checkpoints of `BertForMaskedLM` and friends) is accepted. Every tensor's
+    shape is checked against its target before anything is copied, and a
+    mismatch is a `ValueError` naming both shapes.
     With `strict=True`, encoder parameters the checkpoint lacks and checkpoint
     names that match nothing are a `ValueError` listing them; with `strict=False`
-    they are only reported. Returns a `LoadReport`.
+    they are only reported. A checkpoint of which no name matches is always a
+    `ValueError`. Returns a `LoadReport`.
     """
     if not isinstance(model, Encoder):
         raise TypeError(f"expected an encoderlib Encoder, got {type(model).__name__}")
@@ -173,10 +220,17 @@ def load_bert_weights(
             unexpected.append(key)
     filled = set(loaded.values())
     missing = [name for name in targets if name not in filled]
+    if not loaded:  # strict or not, loading nothing is never what was meant
+        raise ValueError(
+            "expected Hugging Face BERT names such as "
+            "'encoder.layer.0.attention.self.query.weight', got none among "
+            f"{len(state_dict)} keys{_common_prefix_hint(list(state_dict))}"
+        )
     if strict and (missing or unexpected):
         raise ValueError(
-            f"the checkpoint does not match the Encoder: missing {missing or 'none'}; "
-            f"unexpected {unexpected or 'none'} (pass strict=False to load anyway)"
+            "the checkpoint does not match the Encoder: "
+            f"missing {_short_list(missing)}; unexpected {_short_list(unexpected)} "
+            "(pass strict=False to load the rest and get a LoadReport)"
         )
     for key, name in loaded.items():
         got, expected = tuple(state_dict[key].shape), tuple(targets[name].shape)
@@ -195,7 +249,8 @@ class SentenceEncoder(nn.Module):
 
     `tokenizer` is a `WordPieceTokenizer`, `model` an `Encoder`, and `max_length`
     the number of tokens, [CLS] and [SEP] included, a sentence is cut to (256 for
-    all-MiniLM-L6-v2, as its authors trained it). `encode` tokenizes, sorts the
+    all-MiniLM-L6-v2: its sentence-transformers setting; it was fine-tuned on at
+    most 128). `encode` tokenizes, sorts the
     sentences by length so that a batch holds sentences of similar length, runs
     the encoder in eval mode under `torch.inference_mode` (each submodule's mode
     is restored afterwards), averages the real tokens' vectors (`mean_pool`) and,
@@ -248,6 +303,13 @@ class SentenceEncoder(nn.Module):
             raise TypeError(
                 "expected a list of str, got a single str; wrap it: encode([text])"
             )
+        if isinstance(sentences, (set, frozenset, Mapping)):
+            raise TypeError(
+                "expected an ordered list of str, got a "
+                f"{type(sentences).__name__}: row i must belong to sentences[i]"
+            )
+        if not isinstance(normalize, bool):
+            raise TypeError(f"expected normalize as a bool, got {normalize!r}")
         if not isinstance(sentences, Sequence):  # a generator: read it once, here
             try:
                 sentences = list(sentences)

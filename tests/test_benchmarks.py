@@ -122,3 +122,34 @@ def test_minilm_reproduces_the_published_sts_benchmark_score(sts_eval):
     vectors = load_minilm().encode(pairs.first + pairs.second)
     score = sts_eval.spearman_x100(vectors[:1379], vectors[1379:], pairs.scores)
     assert abs(score - sts_eval.PUBLISHED) < 0.5, score
+
+
+def test_sts_eval_skips_without_data_offline(sts_eval, capsys, monkeypatch, tmp_path):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setattr(sts_eval, "DEFAULT_DATA", tmp_path / "absent.csv")
+    monkeypatch.setattr(sys, "argv", ["sts_eval.py"])
+    sts_eval.main()
+    assert "skipped" in capsys.readouterr().out and sts_eval.hub_sts() is None
+
+
+def test_sts_eval_prints_its_table_for_a_given_file(
+    sts_eval, capsys, monkeypatch, tmp_path
+):
+    path = tmp_path / "tiny.csv"
+    rows = [
+        ("5.0", "A man plays a guitar.", "A man is playing the guitar."),
+        ("3.0", "A dog runs in a park.", "A dog is sleeping in a park."),
+        ("0.5", "The stock market fell.", "A cat sleeps on the sofa."),
+    ]
+    path.write_text(
+        "".join(
+            f"g\tf\t2017\t{i}\t{s}\t{a}\t{b}\n" for i, (s, a, b) in enumerate(rows)
+        ),
+        encoding="utf-8",
+    )
+    monkeypatch.setattr(sys, "argv", ["sts_eval.py", "--data", str(path)])
+    sts_eval.main()
+    out = capsys.readouterr().out
+    assert "3 pairs from" in out and "threads" in out
+    row = next(line for line in out.splitlines() if "load_minilm()" in line)
+    assert float(row.split("|")[2]) == pytest.approx(100.0)  # the order is right
