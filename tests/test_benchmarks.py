@@ -153,3 +153,11 @@ def test_sts_eval_prints_its_table_for_a_given_file(
     assert "3 pairs from" in out and "threads" in out
     row = next(line for line in out.splitlines() if "load_minilm()" in line)
     assert float(row.split("|")[2]) == pytest.approx(100.0)  # the order is right
+
+
+def test_sts_eval_reference_side_equals_encoderlib(sts_eval):
+    from encoderlib import load_minilm
+
+    texts = ["A man plays a guitar.", "", "Stocks fell sharply."]
+    theirs = sts_eval.hf_sentence_vectors(texts)
+    assert torch.allclose(load_minilm().encode(texts), theirs, atol=1e-5)
