@@ -13,8 +13,12 @@ TORCH := torch==2.13.0
 CHAPTERS := $(sort $(wildcard chapters/*.ipynb))
 # Tests and chapters never reach a model or dataset hub: fail fast, fall back, say so.
 OFFLINE := HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 TRANSFORMERS_OFFLINE=1
+# Another CPU, simulated (DESIGN §3a): ATen's portable kernels, MKL's reproducible code
+# path and one thread change the last bits of matmul, softmax, LayerNorm, GELU and every
+# reduction, as a reader's machine would. Every chapter's outputs must hold under both.
+OTHER_CPU := ATEN_CPU_CAPABILITY=default MKL_CBWR=COMPATIBLE OMP_NUM_THREADS=1
 
-.PHONY: help setup export check-export book test test-fast bench execute format constraints clean
+.PHONY: help setup export check-export book test test-fast test-other-cpu bench execute format constraints clean
 
 help:
 	@echo "make book          build the book into _build/html (sets up .venv on first use)"
@@ -23,6 +27,7 @@ help:
 	@echo "make export        regenerate encoderlib/ and appendix/claims.md from the chapters"
 	@echo "make check-export  fail if encoderlib/ or the claims index differ from a fresh export"
 	@echo "make test-fast     pytest only (no nbval, no book build)"
+	@echo "make test-other-cpu  nbval over every chapter with the low bits of every kernel changed"
 	@echo "make bench         run the speed and memory comparisons in benchmarks/ (minutes; prints tables)"
 	@echo "make format        ruff format and ruff check --fix over chapters, tools and tests"
 	@echo "make execute NB=chapters/01_the_cat_sat.ipynb   run a chapter top to bottom and store its outputs"
@@ -58,11 +63,17 @@ book: $(SETUP_DONE)
 	@echo "The book is at file://$(CURDIR)/_build/html/index.html"
 
 # pytest and nbval in one run, two workers, whole files per worker (--dist loadfile keeps
-# a notebook's cells on one kernel); then the whole book (--all: every page re-read, so
-# a warning on an unchanged page still fails) with warnings as errors.
+# a notebook's cells on one kernel); nbval again as another CPU would compute; then the
+# whole book (--all: every page re-read, so a warning on an unchanged page still fails)
+# with warnings as errors.
 test: $(SETUP_DONE)
 	$(OFFLINE) $(PY) -m pytest -n 2 --dist loadfile --durations=15 --nbval --nbval-current-env tests $(CHAPTERS)
+	$(MAKE) --no-print-directory test-other-cpu
 	$(BIN)/jupyter-book build . -W --keep-going --all
+
+# The chapters' stored outputs and asserts under the second numeric configuration.
+test-other-cpu: $(SETUP_DONE)
+	$(OFFLINE) $(OTHER_CPU) $(PY) -m pytest -n 2 --dist loadfile --durations=5 --nbval --nbval-current-env $(CHAPTERS)
 
 # pytest alone, without nbval and the book build: for quick edits to tools/ and tests/.
 test-fast: $(SETUP_DONE)

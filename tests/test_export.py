@@ -139,3 +139,60 @@ def test_every_chapter_checks_claims(notebook):
     rows = claims_index.claim_rows(notebook)
     assert rows, f"{notebook.name} has no '## Claims, checked' table with numbered rows"
     assert all(verdict.strip("*") for _, verdict in rows), "every claim needs a verdict"
+
+
+def test_colab_setup_cell_reinstalls_encoderlib_on_every_run(monkeypatch):
+    # Run the cell as Colab would, with pip replaced by a recorder: pip keeps an
+    # installed encoderlib of the same version, so the cell must remove it first.
+    import subprocess
+    import types
+
+    calls = []
+
+    def fake_run(command, **kwargs):
+        calls.append(command)
+        return subprocess.CompletedProcess(command, 0)
+
+    monkeypatch.setitem(sys.modules, "google.colab", types.ModuleType("google.colab"))
+    monkeypatch.setattr(subprocess, "run", fake_run)
+    exec(setup_cell.setup_cell_source(), {})
+    assert [command[4] for command in calls] == ["uninstall", "install"]
+    assert calls[0][-2:] == ["--yes", "encoderlib"]
+    url = setup_cell.repository_url()
+    assert calls[1][-1] == f"encoderlib[notebooks] @ git+{url}"
+    assert all(command[:3] == [sys.executable, "-m", "pip"] for command in calls)
+
+
+def test_docstring_snapshot_equals_a_fresh_snapshot_on_its_python():
+    # In a fresh interpreter: what a module exposes depends on what else is loaded
+    # (pytest itself replaces threading.excepthook), which is why the book ships it.
+    import platform
+
+    import snapshot_docstrings
+
+    stored = json.loads(snapshot_docstrings.SNAPSHOT.read_text(encoding="utf-8"))
+    if stored["python"] != platform.python_version():
+        pytest.skip(f"the snapshot is from Python {stored['python']}")
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-I",
+            str(ROOT / "tools" / "snapshot_docstrings.py"),
+            "--check",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    corpus = stored["chapter_02_docstrings_by_module"]
+    assert sum(len(docs) for docs in corpus.values()) == 1098
+    assert len(stored["chapter_14_search_corpus"]) == 530
+
+
+def test_resources_ship_in_the_package_and_are_described():
+    readme = (ROOT / "encoderlib" / "resources" / "README.md").read_text()
+    for path in sorted((ROOT / "encoderlib" / "resources").glob("*.json")):
+        assert f"`{path.name}`" in readme, f"{path.name} is not described in README.md"
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    assert '"resources/*.json"' in pyproject

@@ -25,9 +25,14 @@ import sys
 if "google.colab" in sys.modules:
     import subprocess
 
+    # pip keeps an installed encoderlib whose version number has not changed, and the
+    # repository changes without one: remove it first, so a re-run gets the newest.
+    pip = [sys.executable, "-m", "pip", "--quiet"]
+    subprocess.run([*pip, "uninstall", "--yes", "encoderlib"], capture_output=True)
     package = "encoderlib[notebooks] @ git+{url}"
-    command = [sys.executable, "-m", "pip", "install", "--quiet", package]
-    subprocess.run(command, check=True)"""
+    subprocess.run([*pip, "install", package], check=True)
+    if "encoderlib" in sys.modules:  # this session still holds the old one
+        print("encoderlib was updated: Runtime > Restart session, then run again")"""
 
 
 def repository_url() -> str:
@@ -86,7 +91,10 @@ def main() -> int:
             if notebook["cells"] and "colab-setup" in notebook["cells"][0].get(
                 "metadata", {}
             ).get("tags", []):
-                notebook["cells"][0] = new_setup_cell()
+                # Outside Colab the cell prints nothing: keep its place in the
+                # execution order, so the chapter needs no re-run for a new cell.
+                count = notebook["cells"][0].get("execution_count")
+                notebook["cells"][0] = new_setup_cell() | {"execution_count": count}
             else:
                 notebook["cells"].insert(0, new_setup_cell())
             path.write_text(
