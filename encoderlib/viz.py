@@ -39,7 +39,7 @@ def plot_heatmap(
         import matplotlib.pyplot as plt
     except ImportError as error:  # encoderlib itself depends only on torch and einops
         raise ImportError(
-            "plot_heatmap needs matplotlib: pip install 'encoderlib[notebooks]'"
+            "plot_heatmap needs matplotlib: pip install matplotlib"
         ) from error
     if not isinstance(matrix, torch.Tensor):
         raise TypeError(
