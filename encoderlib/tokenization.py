@@ -8,15 +8,17 @@
 
 __all__ = ["SPECIAL_TOKENS", "WordTokenizer", "WordPieceTokenizer"]
 
+import bisect
+import importlib.resources
+import json
 import re
-import string
-import unicodedata
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import torch
-from torch import Tensor
+if TYPE_CHECKING:  # torch is imported where tensors are made: the text side needs none
+    from torch import Tensor
 
 SPECIAL_TOKENS: tuple[str, ...] = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 
@@ -103,9 +105,9 @@ class _Tokenizer:
         """Look tokens up; a token the vocabulary lacks gets the id of [UNK]."""
         return [self.vocab.get(token, self.unk_token_id) for token in tokens]
 
-    def convert_ids_to_tokens(self, ids: Iterable[int] | Tensor) -> list[str]:
+    def convert_ids_to_tokens(self, ids: "Iterable[int] | Tensor") -> list[str]:
         """The vocabulary entries of `ids`; an id out of range is a ValueError."""
-        ids = ids.tolist() if isinstance(ids, Tensor) else list(ids)
+        ids = ids.tolist() if hasattr(ids, "tolist") else list(ids)  # a tensor too
         for i in ids:
             if isinstance(i, bool) or not isinstance(i, int):
                 raise TypeError(f"expected integer ids, got {type(i).__name__}")
@@ -136,7 +138,7 @@ class _Tokenizer:
         return ids
 
     def decode(
-        self, ids: Iterable[int] | Tensor, skip_special_tokens: bool = True
+        self, ids: "Iterable[int] | Tensor", skip_special_tokens: bool = True
     ) -> str:
         """Text from ids. Special tokens, [UNK] among them, are dropped by default."""
         tokens = self.convert_ids_to_tokens(ids)
@@ -150,7 +152,7 @@ class _Tokenizer:
         max_length: int = 512,
         padding: bool | str = True,
         truncation: bool = True,
-    ) -> dict[str, Tensor]:
+    ) -> "dict[str, Tensor]":
         """Encode a list of texts into one padded batch.
 
         Returns {"input_ids": (b, n), "attention_mask": (b, n)}, both int64 as in
@@ -250,135 +252,219 @@ def _greedy_longest_match(
     return pieces
 
 
-# Code points whose category differs between Python 3.11 (Unicode 14.0) and the tables
-# Hugging Face's tokenizers use for punctuation, marks and control characters; the
-# tokenizers crate treats them as unassigned ("Cn"). Found by comparing the two on all
-# code points (tokenizers 0.23); tests/test_tokenization.py checks every one.
-_HF_UNASSIGNED_RANGES = (
-    (0x061D, 0x061D), (0x07FD, 0x07FD), (0x0890, 0x0891), (0x0898, 0x089F),
-    (0x08CA, 0x08E2), (0x09FD, 0x09FE), (0x0A76, 0x0A76), (0x0AFA, 0x0AFF),
-    (0x0B55, 0x0B55), (0x0C04, 0x0C04), (0x0C3C, 0x0C3C), (0x0C77, 0x0C77),
-    (0x0C84, 0x0C84), (0x0D00, 0x0D00), (0x0D3B, 0x0D3C), (0x0D81, 0x0D81),
-    (0x0EBA, 0x0EBA), (0x180F, 0x180F), (0x1885, 0x1886), (0x1ABF, 0x1ACE),
-    (0x1B7D, 0x1B7E), (0x1DF6, 0x1DFB), (0x2E43, 0x2E4F), (0x2E52, 0x2E5D),
-    (0xA82C, 0xA82C), (0xA8C5, 0xA8C5), (0xA8FF, 0xA8FF), (0xA9BD, 0xA9BD),
-    (0x10D24, 0x10D27), (0x10EAB, 0x10EAD), (0x10F46, 0x10F50), (0x10F55, 0x10F59),
-    (0x10F82, 0x10F89), (0x11070, 0x11070), (0x11073, 0x11074), (0x110C2, 0x110C2),
-    (0x110CD, 0x110CD), (0x111CF, 0x111CF), (0x1123E, 0x1123E), (0x1133B, 0x1133B),
-    (0x11438, 0x1143F), (0x11442, 0x11444), (0x11446, 0x11446), (0x1144B, 0x1144F),
-    (0x1145A, 0x1145B), (0x1145D, 0x1145E), (0x11660, 0x1166C), (0x116B9, 0x116B9),
-    (0x1182F, 0x11837), (0x11839, 0x1183B), (0x1193B, 0x1193C), (0x1193E, 0x1193E),
-    (0x11943, 0x11946), (0x119D4, 0x119D7), (0x119DA, 0x119DB), (0x119E0, 0x119E0),
-    (0x119E2, 0x119E2), (0x11A01, 0x11A0A), (0x11A33, 0x11A38), (0x11A3B, 0x11A47),
-    (0x11A51, 0x11A56), (0x11A59, 0x11A5B), (0x11A8A, 0x11A96), (0x11A98, 0x11A9C),
-    (0x11A9E, 0x11AA2), (0x11C30, 0x11C36), (0x11C38, 0x11C3D), (0x11C3F, 0x11C3F),
-    (0x11C41, 0x11C45), (0x11C70, 0x11C71), (0x11C92, 0x11CA7), (0x11CAA, 0x11CB0),
-    (0x11CB2, 0x11CB3), (0x11CB5, 0x11CB6), (0x11D31, 0x11D36), (0x11D3A, 0x11D3A),
-    (0x11D3C, 0x11D3D), (0x11D3F, 0x11D45), (0x11D47, 0x11D47), (0x11D90, 0x11D91),
-    (0x11D95, 0x11D95), (0x11D97, 0x11D97), (0x11EF3, 0x11EF4), (0x11EF7, 0x11EF8),
-    (0x11FFF, 0x11FFF), (0x12FF1, 0x12FF2), (0x13430, 0x13438), (0x16E97, 0x16E9A),
-    (0x16F4F, 0x16F4F), (0x16FE2, 0x16FE2), (0x16FE4, 0x16FE4), (0x1CF00, 0x1CF2D),
-    (0x1CF30, 0x1CF46), (0x1E000, 0x1E006), (0x1E008, 0x1E018), (0x1E01B, 0x1E021),
-    (0x1E023, 0x1E024), (0x1E026, 0x1E02A), (0x1E130, 0x1E136), (0x1E2AE, 0x1E2AE),
-    (0x1E2EC, 0x1E2EF), (0x1E944, 0x1E94A), (0x1E95E, 0x1E95F),
-)  # fmt: skip
-_HF_CATEGORY: dict[str, str] = {
-    chr(cp): "Cn"
-    for first, last in _HF_UNASSIGNED_RANGES
-    for cp in range(first, last + 1)
-}
-# Three characters whose category changed since: punctuation then, not now (two),
-# and a non-spacing mark then that is a spacing mark now.
-_HF_CATEGORY.update({"\u166d": "Po", "\U000111c9": "Po", "\u1734": "Mn"})
-# Hugging Face's decomposition leaves this vowel sign whole; Python splits it in two.
-_HF_NO_DECOMPOSITION = "\U00011938"
-# Recent capital letters that Hugging Face lower-cases and Python 3.11 does not know:
-# (first, last, lower-case of first) for runs that map with a constant offset.
-_HF_LOWERCASE: dict[str, str] = {
-    chr(cp): chr(lower + cp - first)
-    for first, last, lower in (
-        (0x1C89, 0x1C89, 0x1C8A),
-        (0xA7CB, 0xA7CB, 0x0264),
-        (0xA7CC, 0xA7CC, 0xA7CD),
-        (0xA7CE, 0xA7CE, 0xA7CF),
-        (0xA7D2, 0xA7D2, 0xA7D3),
-        (0xA7D4, 0xA7D4, 0xA7D5),
-        (0xA7DA, 0xA7DA, 0xA7DB),
-        (0xA7DC, 0xA7DC, 0x019B),
-        (0x10D50, 0x10D65, 0x10D70),
-        (0x16EA0, 0x16EB8, 0x16EBB),
-    )  # fmt: skip
-    for cp in range(first, last + 1)
-}
+def _read_unicode_table() -> dict:
+    """The tokenizer's Unicode facts: encoderlib/resources/bert_unicode.json."""
+    try:  # in encoderlib/tokenization.py: the resources folder beside this file
+        folder = Path(__file__).with_name("resources")
+    except NameError:  # in the chapter, whose cells have no __file__
+        folder = importlib.resources.files("encoderlib") / "resources"
+    return json.loads((folder / "bert_unicode.json").read_text(encoding="utf-8"))
 
 
-def _category(ch: str) -> str:
-    """The Unicode general category of `ch` as Hugging Face's tokenizer sees it."""
-    return _HF_CATEGORY.get(ch) or unicodedata.category(ch)
+def _code_points(spec: str) -> range:
+    """`0041` is U+0041, `0041..005A` a range, `0100..012E/2` every second one."""
+    span, _, step = spec.partition("/")
+    first, _, last = span.partition("..")
+    return range(int(first, 16), int(last or first, 16) + 1, int(step or 1))
+
+
+def _chars(spec: str) -> str:
+    """The characters of hexadecimal code points: `0069 0307` is "i̇"."""
+    return "".join(chr(int(cp, 16)) for cp in spec.split())
+
+
+class _CodePoints:
+    """A set of code points kept as sorted ranges (first, last), bisected."""
+
+    def __init__(self, spans: Iterable[tuple[int, int]]) -> None:
+        spans = sorted(spans)
+        self.firsts = [first for first, _ in spans]
+        self.lasts = [last for _, last in spans]
+
+    @classmethod
+    def of(cls, specs: list[str]) -> "_CodePoints":
+        """The code points of ranges written as in the table (`0300..036F`)."""
+        return cls((r.start, r[-1]) for r in map(_code_points, specs))
+
+    def __contains__(self, ch: str) -> bool:
+        i = bisect.bisect_right(self.firsts, ord(ch))
+        return i > 0 and ord(ch) <= self.lasts[i - 1]
+
+    def within(self, block: range) -> Iterator[int]:
+        """The members that lie in `block`, a range of code points."""
+        i = bisect.bisect_left(self.lasts, block.start)  # the first span not before it
+        while i < len(self.firsts) and self.firsts[i] < block.stop:
+            yield from range(
+                max(self.firsts[i], block.start), min(self.lasts[i] + 1, block.stop)
+            )
+            i += 1
+
+
+_UNICODE = _read_unicode_table()
 
 
 class _CharMap(dict):
-    """A `str.translate` table that asks `rule` once per character, then remembers."""
+    """A `str.translate` table, filled one block of 256 code points at a time.
 
-    def __init__(self, rule) -> None:
+    `changes(block)` returns {code point: replacement} for the code points of the
+    block that the rule changes (None deletes); the others map to themselves.
+    """
+
+    def __init__(self, changes) -> None:
         super().__init__()
-        self.rule = rule
+        self.changes = changes
 
-    def __missing__(self, codepoint: int) -> str:
-        self[codepoint] = replacement = self.rule(chr(codepoint))
-        return replacement
+    def __missing__(self, codepoint: int) -> int | str | None:
+        if len(self) >= 2**17:  # bound the memory
+            self.clear()
+        block = range(codepoint & ~0xFF, (codepoint | 0xFF) + 1)
+        self.update(zip(block, block, strict=True))  # an int maps to itself
+        self.update(self.changes(block))
+        return self[codepoint]
 
 
-def _clean_char(ch: str) -> str:
+_DELETED = _CodePoints.of(_UNICODE["deleted"])  # 137,681, most for private use
+_WHITESPACE = _CodePoints.of(_UNICODE["whitespace"])
+
+
+def _clean_changes(block: range) -> dict[int, str | None]:
     """Step 1: delete control, format and private-use characters; whitespace → " "."""
-    if ch in "\t\n\r":
-        return " "
-    if ch in "\0\ufffd" or _category(ch) in ("Cc", "Cf", "Co"):
-        return ""
-    return " " if ch.isspace() else ch
+    changes: dict[int, str | None] = dict.fromkeys(_WHITESPACE.within(block), " ")
+    changes.update(dict.fromkeys(_DELETED.within(block)))  # None: delete
+    return changes
 
 
-_CLEAN = _CharMap(_clean_char)
+_CLEAN = _CharMap(_clean_changes)
 
 
-_CJK_RANGES = (
-    (0x4E00, 0x9FFF), (0x3400, 0x4DBF), (0x20000, 0x2A6DF), (0x2A700, 0x2B73F),
-    (0x2B740, 0x2B81F), (0x2B920, 0x2CEAF), (0xF900, 0xFAFF), (0x2F800, 0x2FA1F),
+_CJK = _CodePoints(
+    [(0x4E00, 0x9FFF), (0x3400, 0x4DBF), (0x20000, 0x2A6DF), (0x2A700, 0x2B73F),
+     (0x2B740, 0x2B81F), (0x2B920, 0x2CEAF), (0xF900, 0xFAFF), (0x2F800, 0x2FA1F)]
 )  # fmt: skip
+_SPACE_CJK = _CharMap(lambda block: {cp: f" {chr(cp)} " for cp in _CJK.within(block)})
 
 
-def _is_cjk(ch: str) -> bool:
-    """True for a CJK ideograph in the ranges Hugging Face's BERT normaliser uses."""
+_DECOMPOSITION = {
+    int(cp, 16): _chars(nfd) for cp, nfd in _UNICODE["decompositions"].items()
+}
+_HANGUL = range(0xAC00, 0xD7A4)  # 11,172 syllables
+_DECOMPOSABLE = _CodePoints(
+    [(cp, cp) for cp in _DECOMPOSITION] + [(_HANGUL.start, _HANGUL[-1])]
+)
+_MARKS = _CodePoints.of(_UNICODE["nonspacing_marks"])
+_COMBINING_CLASS = {
+    chr(cp): int(value)
+    for value, specs in _UNICODE["combining_classes"].items()
+    for spec in specs
+    for cp in _code_points(spec)
+}
+
+
+def _decompose(ch: str) -> str:
+    """NFD of one character: Hangul syllables by arithmetic, the rest from the table."""
     cp = ord(ch)
-    return cp >= 0x3400 and any(first <= cp <= last for first, last in _CJK_RANGES)
+    if cp in _HANGUL:  # leading consonant, vowel, and a final consonant or none
+        index = cp - _HANGUL.start
+        lead, vowel, final = index // 588, index % 588 // 28, index % 28
+        trail = chr(0x11A7 + final) if final else ""
+        return chr(0x1100 + lead) + chr(0x1161 + vowel) + trail
+    return _DECOMPOSITION.get(cp, ch)
 
 
-_SPACE_CJK = _CharMap(lambda ch: f" {ch} " if _is_cjk(ch) else ch)
+def _spans(code_points: Iterable[int]) -> list[tuple[int, int]]:
+    """Code points as runs (first, last) of consecutive ones."""
+    runs: list[list[int]] = []
+    for cp in sorted(code_points):
+        if runs and runs[-1][1] == cp - 1:
+            runs[-1][1] = cp
+        else:
+            runs.append([cp, cp])
+    return [(first, last) for first, last in runs]
+
+
+def _character_class(spans: Iterable[tuple[int, int]]) -> str:
+    """A regular-expression class that matches one code point of the spans."""
+    return "[" + "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in spans) + "]"
+
+
+_DECOMPOSE = _CharMap(
+    lambda block: {cp: _decompose(chr(cp)) for cp in _DECOMPOSABLE.within(block)}
+)
+_MARK_RUN = re.compile(  # two or more stacked marks
+    _character_class(_spans(map(ord, _COMBINING_CLASS))) + "{2,}"
+)
+
+
+def _canonical_order(run: re.Match) -> str:
+    """Sort stacked marks by combining class; marks of one class keep their order."""
+    return "".join(sorted(run.group(), key=_COMBINING_CLASS.__getitem__))
 
 
 def _nfd(text: str) -> str:
-    """Unicode NFD, except that U+11938 stays whole (as in Hugging Face)."""
-    if _HF_NO_DECOMPOSITION in text:
-        parts = text.split(_HF_NO_DECOMPOSITION)
-        return _HF_NO_DECOMPOSITION.join(_nfd(part) for part in parts)
-    return unicodedata.normalize("NFD", text)
+    """Unicode NFD as Hugging Face's tokenizer computes it: decompose, order marks."""
+    return _MARK_RUN.sub(_canonical_order, text.translate(_DECOMPOSE))
 
 
-_DROP_MARKS = _CharMap(lambda ch: "" if _category(ch) == "Mn" else ch)
+_DROP_MARKS = _CharMap(lambda block: dict.fromkeys(_MARKS.within(block)))
 
 
-_LOWERCASE = _CharMap(lambda ch: _HF_LOWERCASE.get(ch) or ch.lower())
+_KEPT_MARKS = {ch for ch in _COMBINING_CLASS if ch not in _MARKS}
+_ORDER_SHOWS = {ord(ch) for ch in _KEPT_MARKS} | {
+    cp for cp, nfd in _DECOMPOSITION.items() if _KEPT_MARKS & set(nfd)
+}
 
 
-_ASCII_PUNCTUATION = frozenset(string.punctuation)
+def _quick_class(code_points: set[int]) -> re.Pattern:
+    """A class that matches `code_points` and is quick to search: one range from the
+    first to the last covers those beyond U+FFFF (a class with many ranges there is
+    slow), so it matches a few more."""
+    bmp = _spans(cp for cp in code_points if cp <= 0xFFFF)
+    beyond = [cp for cp in code_points if cp > 0xFFFF]
+    return re.compile(_character_class(bmp + [(min(beyond), max(beyond))]))
 
 
-def _is_punctuation(ch: str) -> bool:
-    """BERT's punctuation: a Unicode P* category, or any non-alphanumeric ASCII sign."""
-    return ch in _ASCII_PUNCTUATION or _category(ch).startswith("P")
+_ORDER_MAY_SHOW = _quick_class(_ORDER_SHOWS)
+_DECOMPOSE_AND_DROP = _CharMap(
+    lambda block: (
+        dict.fromkeys(_MARKS.within(block))
+        | {
+            cp: "".join(c for c in _decompose(chr(cp)) if c not in _MARKS)
+            for cp in _DECOMPOSABLE.within(block)
+        }
+    )
+)
 
 
-_ISOLATE_PUNCTUATION = _CharMap(lambda ch: f" {ch} " if _is_punctuation(ch) else ch)
+def _strip_accents(text: str) -> str:
+    """Step 3: NFD, then drop the non-spacing marks (in one pass where order hides)."""
+    if _ORDER_MAY_SHOW.search(text):
+        return _nfd(text).translate(_DROP_MARKS)
+    return text.translate(_DECOMPOSE_AND_DROP)
+
+
+def _lowercase_table(runs: dict[str, str]) -> dict[int, str]:
+    """Expand runs such as `0041..005A: 0061` (the lower case of the first code
+    point; the others keep its offset) into {0x41: "a", …, 0x5A: "z"}."""
+    lower = {}
+    for spec, first_lower in runs.items():
+        codes, target = _code_points(spec), _chars(first_lower)
+        for cp in codes:
+            offset = cp - codes.start
+            lower[cp] = chr(ord(target) + offset) if offset else target
+    return lower
+
+
+_LOWERCASE_OF = _lowercase_table(_UNICODE["lowercase"])
+_CASED = _CodePoints((cp, cp) for cp in _LOWERCASE_OF)
+_LOWERCASE = _CharMap(
+    lambda block: {cp: _LOWERCASE_OF[cp] for cp in _CASED.within(block)}
+)
+
+
+_PUNCTUATION = _CodePoints.of(_UNICODE["punctuation"])
+_ISOLATE_PUNCTUATION = _CharMap(
+    lambda block: {cp: f" {chr(cp)} " for cp in _PUNCTUATION.within(block)}
+)
 
 
 class WordPieceTokenizer(_Tokenizer):
@@ -387,9 +473,11 @@ class WordPieceTokenizer(_Tokenizer):
     `vocab` is the path of a vocab.txt (one token per line, line number = id) or a
     list of tokens (index = id); `WordPieceTokenizer.from_minilm()` loads the
     30,522-token vocabulary of all-MiniLM-L6-v2. With the defaults it gives the
-    same ids as Hugging Face's `BertTokenizerFast` with `do_lower_case=True`;
-    for a cased vocabulary pass `lowercase=False, strip_accents=False`. Words
-    longer than `max_input_chars_per_word` characters become [UNK].
+    same ids as Hugging Face's `BertTokenizerFast` with `do_lower_case=True`, on
+    every Python: its Unicode facts come from a table shipped with encoderlib,
+    not from the interpreter. For a cased vocabulary pass
+    `lowercase=False, strip_accents=False`. Words longer than
+    `max_input_chars_per_word` characters become [UNK].
     """
 
     def __init__(
@@ -432,8 +520,8 @@ class WordPieceTokenizer(_Tokenizer):
     def normalize(self, text: str) -> str:
         """Steps 1–4: clean, space out CJK ideographs, strip accents, lower-case."""
         text = text.translate(_CLEAN).translate(_SPACE_CJK)
-        if self.strip_accents:
-            text = _nfd(text).translate(_DROP_MARKS)
+        if self.strip_accents and not text.isascii():  # ASCII has no accents
+            text = _strip_accents(text)
         if self.lowercase:
             text = text.translate(_LOWERCASE)
         return text
@@ -503,8 +591,10 @@ def _check_batch_arguments(texts, max_length: int, padding) -> None:
 
 def _pad_batch(
     rows: list[list[int]], pad_token_id: int, padding, max_length: int
-) -> dict[str, Tensor]:
+) -> "dict[str, Tensor]":
     """Stack lists of ids into (b, n) `input_ids` and `attention_mask`, padded right."""
+    import torch  # here, not at the top: tokenizing text must work without torch
+
     lengths = [len(row) for row in rows]
     if padding == "max_length":
         n = max(max_length, *lengths)

