@@ -41,3 +41,11 @@ def test_chapter_has_no_stored_errors(path):
 def test_chapter_is_in_the_table_of_contents(path):
     toc = (ROOT / "_toc.yml").read_text()
     assert f"chapters/{path.stem}" in toc, f"{path.name} is not listed in _toc.yml"
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.name)
+def test_every_cell_has_a_unique_id(path):
+    # nbformat 4.5 requires cell ids; a missing one is a warning now, an error later.
+    ids = [cell.get("id") for cell in json.loads(path.read_text())["cells"]]
+    assert None not in ids, f"{path.name}: a cell has no id"
+    assert len(set(ids)) == len(ids), f"{path.name}: repeated cell ids"

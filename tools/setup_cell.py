@@ -57,6 +57,7 @@ def new_setup_cell() -> dict:
     """A fresh notebook cell holding the setup source."""
     return {
         "cell_type": "code",
+        "id": "colab-setup",  # nbformat 4.5: every cell has an id
         "execution_count": None,
         "metadata": {"tags": ["colab-setup", "remove-cell"]},
         "outputs": [],
@@ -93,8 +94,11 @@ def main() -> int:
             ).get("tags", []):
                 # Outside Colab the cell prints nothing: keep its place in the
                 # execution order, so the chapter needs no re-run for a new cell.
-                count = notebook["cells"][0].get("execution_count")
-                notebook["cells"][0] = new_setup_cell() | {"execution_count": count}
+                old = notebook["cells"][0]
+                notebook["cells"][0] = new_setup_cell() | {
+                    "execution_count": old.get("execution_count"),
+                    "id": old.get("id", "colab-setup"),
+                }
             else:
                 notebook["cells"].insert(0, new_setup_cell())
             path.write_text(
