@@ -137,6 +137,35 @@ class _Tokenizer:
             ids = [self.cls_token_id, *ids, self.sep_token_id]
         return ids
 
+    def encode_pair(
+        self, text: str, text_pair: str, max_length: int | None = None
+    ) -> tuple[list[int], list[int]]:
+        """The ids of a sentence pair, [CLS] a [SEP] b [SEP], and their segment ids.
+
+        Returns (input_ids, token_type_ids): the segment id is 0 for [CLS], `text`
+        and the first [SEP], 1 for `text_pair` and the last [SEP]. With
+        `max_length`, the two texts are cut so that the result, the three special
+        tokens included, has at most `max_length` ids, exactly as Hugging Face's
+        fast tokenizers cut a pair with `truncation=True` (see `_pair_lengths`).
+        """
+        for name, value in (("text", text), ("text_pair", text_pair)):
+            if not isinstance(value, str):
+                raise TypeError(f"expected {name} as a str, got {type(value).__name__}")
+        a = self.convert_tokens_to_ids(self.tokenize(text))
+        b = self.convert_tokens_to_ids(self.tokenize(text_pair))
+        if max_length is not None:
+            if isinstance(max_length, bool) or not isinstance(max_length, int):
+                raise TypeError(f"expected max_length as an int, got {max_length!r}")
+            if max_length < 3:
+                raise ValueError(
+                    "expected max_length >= 3 for a pair ([CLS] and two [SEP]), "
+                    f"got {max_length}"
+                )
+            n_a, n_b = _pair_lengths(len(a), len(b), max_length - 3)
+            a, b = a[:n_a], b[:n_b]
+        cls, sep = self.cls_token_id, self.sep_token_id
+        return [cls, *a, sep, *b, sep], [0] * (len(a) + 2) + [1] * (len(b) + 1)
+
     def decode(
         self, ids: "Iterable[int] | Tensor", skip_special_tokens: bool = True
     ) -> str:
@@ -148,26 +177,35 @@ class _Tokenizer:
 
     def __call__(
         self,
-        texts: Sequence[str],
+        texts: Sequence[str] | Sequence[tuple[str, str]],
         max_length: int = 512,
         padding: bool | str = True,
         truncation: bool = True,
     ) -> "dict[str, Tensor]":
-        """Encode a list of texts into one padded batch.
+        """Encode a list of texts, or of (text, text_pair) tuples, into one batch.
 
         Returns {"input_ids": (b, n), "attention_mask": (b, n)}, both int64 as in
         Hugging Face: the mask is 1 for a real token and 0 for [PAD] (use
-        `.bool()` for a boolean mask). `padding=True` pads to the longest text,
-        `"max_length"` to `max_length`; `truncation=True` cuts every text to
-        `max_length` ids, keeping [CLS] and [SEP]. A single str is a TypeError:
-        wrap it in a list.
+        `.bool()` for a boolean mask). For pairs it adds "token_type_ids" (b, n),
+        int64, 0 at padding, as `BertTokenizerFast` does; all items must be of one
+        kind. `padding=True` pads to the longest text, `"max_length"` to
+        `max_length`; `truncation=True` cuts every row to `max_length` ids,
+        keeping [CLS] and [SEP] (the default 512 is the length of BERT's position
+        table). A single str is a TypeError: wrap it in a list.
         """
-        _check_batch_arguments(texts, max_length, padding)
-        rows = [
-            self.encode(text, max_length=max_length if truncation else None)
-            for text in texts
-        ]
-        return _pad_batch(rows, self.pad_token_id, padding, max_length)
+        pairs = _check_batch_arguments(texts, max_length, padding)
+        limit = max_length if truncation else None
+        if not pairs:
+            rows = [self.encode(text, max_length=limit) for text in texts]
+            return _pad_batch(rows, self.pad_token_id, padding, max_length)
+        encoded = [self.encode_pair(a, b, max_length=limit) for a, b in texts]
+        return _pad_batch(
+            [ids for ids, _ in encoded],
+            self.pad_token_id,
+            padding,
+            max_length,
+            token_type_rows=[types for _, types in encoded],
+        )
 
 
 class WordTokenizer(_Tokenizer):
@@ -565,18 +603,38 @@ class WordPieceTokenizer(_Tokenizer):
         return "".join(text)
 
 
-def _check_batch_arguments(texts, max_length: int, padding) -> None:
-    """Raise a clear error for a batch that is not a non-empty list of str."""
+def _describe(item) -> str:
+    """A short name for a batch item in an error message: str, (str, int), list."""
+    if isinstance(item, tuple):
+        return "(" + ", ".join(type(part).__name__ for part in item) + ")"
+    return type(item).__name__
+
+
+def _check_batch_arguments(texts, max_length: int, padding) -> bool:
+    """Raise a clear error unless `texts` is a non-empty list of str, or of (str, str)
+    tuples (sentence pairs); return True for pairs."""
     if isinstance(texts, str):
         raise TypeError(
             "expected a list of str, got a single str; wrap it: tokenizer([text])"
         )
     if not isinstance(texts, Sequence):
         raise TypeError(f"expected a list of str, got {type(texts).__name__}")
-    for i, text in enumerate(texts):
-        if not isinstance(text, str):
+    for i, item in enumerate(texts):
+        is_pair = isinstance(item, tuple)
+        if is_pair and (len(item) != 2 or not all(isinstance(t, str) for t in item)):
             raise TypeError(
-                f"expected a list of str, got {type(text).__name__} at index {i}"
+                f"expected a pair as a (str, str) tuple, got {_describe(item)} "
+                f"at index {i}"
+            )
+        if not is_pair and not isinstance(item, str):
+            raise TypeError(
+                f"expected a list of str or of (str, str) tuples, got "
+                f"{_describe(item)} at index {i}"
+            )
+        if is_pair != isinstance(texts[0], tuple):
+            raise TypeError(
+                "expected items of one kind, all str or all (str, str) pairs, got "
+                f"{_describe(texts[0])} at index 0 and {_describe(item)} at index {i}"
             )
     if len(texts) == 0:
         raise ValueError("expected at least one text, got an empty list")
@@ -587,12 +645,18 @@ def _check_batch_arguments(texts, max_length: int, padding) -> None:
             "expected padding to be True, False, 'longest' or 'max_length', "
             f"got {padding!r}"
         )
+    return isinstance(texts[0], tuple)
 
 
 def _pad_batch(
-    rows: list[list[int]], pad_token_id: int, padding, max_length: int
+    rows: list[list[int]],
+    pad_token_id: int,
+    padding,
+    max_length: int,
+    token_type_rows: list[list[int]] | None = None,
 ) -> "dict[str, Tensor]":
-    """Stack lists of ids into (b, n) `input_ids` and `attention_mask`, padded right."""
+    """Stack lists of ids into (b, n) `input_ids` and `attention_mask`, padded right;
+    with `token_type_rows`, also `token_type_ids`, 0 at padding."""
     import torch  # here, not at the top: tokenizing text must work without torch
 
     lengths = [len(row) for row in rows]
@@ -606,9 +670,35 @@ def _pad_batch(
         n = lengths[0]
     else:  # True or "longest"
         n = max(lengths)
-    input_ids = torch.full((len(rows), n), pad_token_id, dtype=torch.long)
-    attention_mask = torch.zeros((len(rows), n), dtype=torch.long)
-    for i, row in enumerate(rows):
-        input_ids[i, : len(row)] = torch.tensor(row, dtype=torch.long)
-        attention_mask[i, : len(row)] = 1
-    return {"input_ids": input_ids, "attention_mask": attention_mask}
+
+    def stack(rows: list[list[int]], fill: int) -> "Tensor":
+        table = torch.full((len(rows), n), fill, dtype=torch.long)
+        for i, row in enumerate(rows):
+            table[i, : len(row)] = torch.tensor(row, dtype=torch.long)
+        return table
+
+    batch = {
+        "input_ids": stack(rows, pad_token_id),
+        "attention_mask": stack([[1] * k for k in lengths], 0),
+    }
+    if token_type_rows is not None:
+        batch["token_type_ids"] = stack(token_type_rows, 0)
+    return batch
+
+
+def _pair_lengths(n_first: int, n_second: int, room: int) -> tuple[int, int]:
+    """How many tokens of each text a pair keeps when `room` tokens fit in all.
+
+    The "longest_first" rule of Hugging Face's fast tokenizers (`truncate_encodings`
+    in `tokenizers`): both whole if they fit; else a shorter text that fits in half
+    the room stays whole and the longer gets the rest; else each gets half, and the
+    odd token goes to the text that was longer (to the second on a tie).
+    """
+    if n_first + n_second <= room:
+        return n_first, n_second
+    short, long = sorted((n_first, n_second))
+    if 2 * short <= room:
+        long = room - short
+    else:
+        short, long = room // 2, room - room // 2
+    return (long, short) if n_first > n_second else (short, long)

@@ -383,6 +383,292 @@ def test_python_splits_on_the_tables_whitespace_only():
             assert ch in tokenization._DELETED, f"U+{cp:04X}"
 
 
+# ----------------------------------------------------------------- sentence pairs
+
+PAIRS = [*zip(SENTENCES, SENTENCES[::-1], strict=True)] + [
+    ("The cat sat.", ""),
+    ("", "It was tired."),
+    ("", ""),
+]
+
+WORDS = [
+    "the", "cat", "sat", "on", "mat", "unhappily", "tokenization", "Zürich", ",",
+    ".", "?", "😀", "中文", "encoderlib", "don't", "[MASK]", "Mississippi", "a",
+]  # fmt: skip
+
+
+def reference_pairs(reference, pairs, **options) -> dict:
+    # A list of pairs: called with one pair outside a list, Hugging Face takes an
+    # empty second text for no pair at all.
+    return reference(list(pairs), **options)
+
+
+def test_pairs_give_the_reference_ids_and_token_type_ids(ours, reference):
+    expected = reference_pairs(reference, PAIRS)
+    for (first, second), ids, types in zip(
+        PAIRS, expected["input_ids"], expected["token_type_ids"], strict=True
+    ):
+        assert ours.encode_pair(first, second) == (ids, types), (first, second)
+
+
+def test_pair_layout(ours):
+    ids, types = ours.encode_pair("The cat sat.", "It was tired.")
+    a = ours.encode("The cat sat.", add_special_tokens=False)
+    b = ours.encode("It was tired.", add_special_tokens=False)
+    cls, sep = ours.cls_token_id, ours.sep_token_id
+    assert ids == [cls, *a, sep, *b, sep]
+    assert types == [0] * (len(a) + 2) + [1] * (len(b) + 1)
+    assert ours.encode_pair("Hi", "") == (
+        [cls, ours.vocab["hi"], sep, sep],
+        [0, 0, 0, 1],
+    )
+
+
+def test_one_pair_outside_a_list_is_not_a_pair_to_hugging_face(ours, reference):
+    # The reason reference_pairs always passes a list.
+    assert reference("Hi", "")["input_ids"] == ours.encode("Hi")
+    assert reference([("Hi", "")])["input_ids"][0] == ours.encode_pair("Hi", "")[0]
+
+
+@pytest.mark.parametrize("max_length", [3, 4, 5, 6, 7, 8, 9, 16, 33, 512])
+def test_pair_batches_match_the_reference(ours, reference, max_length):
+    mine = ours(PAIRS, max_length=max_length)
+    theirs = reference_pairs(
+        reference,
+        PAIRS,
+        max_length=max_length,
+        padding=True,
+        truncation=True,
+        return_tensors="pt",
+    )
+    assert set(mine) == {"input_ids", "token_type_ids", "attention_mask"}
+    for name in mine:
+        assert mine[name].dtype == theirs[name].dtype == torch.int64
+        assert torch.equal(mine[name], theirs[name]), name
+    assert mine["input_ids"].shape[1] <= max_length
+    padded = mine["attention_mask"] == 0
+    assert (mine["token_type_ids"][padded] == 0).all()
+    assert (mine["input_ids"][padded] == ours.pad_token_id).all()
+
+
+def test_pair_padding_to_max_length_and_no_truncation(ours, reference):
+    pairs = PAIRS[:4]
+    mine = ours(pairs, max_length=60, padding="max_length")
+    theirs = reference_pairs(
+        reference,
+        pairs,
+        max_length=60,
+        padding="max_length",
+        truncation=True,
+        return_tensors="pt",
+    )
+    for name in ("input_ids", "token_type_ids", "attention_mask"):
+        assert torch.equal(mine[name], theirs[name]), name
+    long = ours([("word " * 300, "other " * 300)], max_length=16, truncation=False)
+    expected = reference_pairs(reference, [("word " * 300, "other " * 300)])
+    assert long["input_ids"].shape == (1, 603)
+    assert long["input_ids"][0].tolist() == expected["input_ids"][0]
+    assert long["token_type_ids"][0].tolist() == expected["token_type_ids"][0]
+    same = ours([("a", "b c"), ("a b", "c")], padding=False)
+    assert same["token_type_ids"].tolist() == [[0, 0, 0, 1, 1, 1], [0, 0, 0, 0, 1, 1]]
+    with pytest.raises(ValueError, match="equal length"):
+        ours([("a", "b"), ("a", "b c")], padding=False)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(WORDS), max_size=25),
+    st.lists(st.sampled_from(WORDS), max_size=25),
+    st.integers(min_value=3, max_value=40),
+)
+def test_random_pairs_are_truncated_as_hugging_face_truncates(
+    ours, reference, first_words, second_words, max_length
+):
+    first, second = " ".join(first_words), " ".join(second_words)
+    expected = reference_pairs(
+        reference, [(first, second)], max_length=max_length, truncation=True
+    )
+    ids, types = ours.encode_pair(first, second, max_length=max_length)
+    assert ids == expected["input_ids"][0]
+    assert types == expected["token_type_ids"][0]
+    assert len(ids) <= max_length
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.text(alphabet=st.sampled_from(TRICKY), max_size=30),
+            st.text(alphabet=st.sampled_from(TRICKY), max_size=30),
+        ),
+        min_size=1,
+        max_size=5,
+    ),
+    st.integers(min_value=3, max_value=24),
+    st.sampled_from([True, "max_length"]),
+)
+def test_random_pair_batches_match(ours, reference, pairs, max_length, padding):
+    mine = ours(pairs, max_length=max_length, padding=padding)
+    theirs = reference_pairs(
+        reference,
+        pairs,
+        max_length=max_length,
+        padding=padding,
+        truncation=True,
+        return_tensors="pt",
+    )
+    for name in ("input_ids", "token_type_ids", "attention_mask"):
+        assert torch.equal(mine[name], theirs[name]), name
+
+
+# tokenizers' own unit test of the rule (tokenizers/src/utils/truncation.rs,
+# truncate_encodings_longest_first): texts of 0, 2, 4 and 8 tokens, 7 fit.
+RUST_CASES = {
+    (0, 0): (0, 0), (0, 2): (0, 2), (0, 4): (0, 4), (0, 8): (0, 7),
+    (2, 0): (2, 0), (2, 2): (2, 2), (2, 4): (2, 4), (2, 8): (2, 5),
+    (4, 0): (4, 0), (4, 2): (4, 2), (4, 4): (3, 4), (4, 8): (3, 4),
+    (8, 0): (7, 0), (8, 2): (5, 2), (8, 4): (4, 3), (8, 8): (3, 4),
+}  # fmt: skip
+
+
+def test_pair_lengths_follow_the_rust_rule():
+    from encoderlib.tokenization import _pair_lengths
+
+    for (n_first, n_second), kept in RUST_CASES.items():
+        assert _pair_lengths(n_first, n_second, 7) == kept, (n_first, n_second)
+    assert _pair_lengths(8, 8, 0) == (0, 0)  # max_length 3: the special tokens only
+
+
+def test_pair_lengths_on_a_grid_equal_the_fast_tokenizer(reference):
+    from encoderlib.tokenization import _pair_lengths
+
+    grid = [(a, b) for a in range(16) for b in range(16)]
+    pairs = [(" ".join(["cat"] * a), " ".join(["dog"] * b)) for a, b in grid]
+    for max_length in range(3, 36):
+        expected = reference_pairs(
+            reference, pairs, max_length=max_length, truncation=True
+        )
+        for (a, b), types in zip(grid, expected["token_type_ids"], strict=True):
+            kept = (types.count(0) - 2, types.count(1) - 1)
+            assert _pair_lengths(a, b, max_length - 3) == kept, (a, b, max_length)
+
+
+def test_the_python_tokenizer_breaks_ties_the_other_way():
+    # Why the rule is taken from the Rust code: Hugging Face's Python tokenizer
+    # (BertTokenizerLegacy in transformers 5) keeps the odd token in the first text.
+    legacy = pytest.importorskip("transformers.models.bert.tokenization_bert_legacy")
+    python_tokenizer = legacy.BertTokenizerLegacy(str(VOCAB_FILE))
+    first, second, _ = python_tokenizer.truncate_sequences(
+        list(range(4)), list(range(4)), num_tokens_to_remove=1
+    )
+    assert (len(first), len(second)) == (4, 3) != RUST_CASES[4, 4]
+
+
+def test_word_tokenizer_takes_pairs_too():
+    tokenizer = WordTokenizer.from_texts(CORPUS)
+    batch = tokenizer([("The cat sat.", "The dog sat."), ("A cat", "")], max_length=7)
+    assert batch["input_ids"].tolist() == [
+        [2, 5, 7, 3, 5, 8, 3],
+        [2, 10, 7, 3, 3, 0, 0],
+    ]
+    assert batch["token_type_ids"].tolist() == [
+        [0, 0, 0, 0, 1, 1, 1],
+        [0, 0, 0, 0, 1, 0, 0],
+    ]
+
+
+def test_pair_errors(ours):
+    with pytest.raises(TypeError, match="text_pair as a str, got int"):
+        ours.encode_pair("a", 3)
+    with pytest.raises(TypeError, match="text as a str, got NoneType"):
+        ours.encode_pair(None, "b")
+    with pytest.raises(ValueError, match=r"max_length >= 3 for a pair .*, got 2"):
+        ours.encode_pair("a", "b", max_length=2)
+    with pytest.raises(ValueError, match="max_length >= 3 for a pair"):
+        ours([("a", "b")], max_length=2)
+    with pytest.raises(TypeError, match="max_length as an int, got 8.0"):
+        ours.encode_pair("a", "b", max_length=8.0)
+    with pytest.raises(TypeError, match="max_length as an int, got True"):
+        ours.encode_pair("a", "b", max_length=True)
+    assert ours.encode_pair("a", "b", max_length=3) == ([101, 102, 102], [0, 0, 1])
+
+
+@pytest.mark.parametrize(
+    ("texts", "message"),
+    [
+        ([("a", "b"), "c"], r"one kind, .* got \(str, str\) at index 0 and str at"),
+        (["c", ("a", "b")], r"one kind, .* got str at index 0 and \(str, str\) at"),
+        ([("a",)], r"a pair as a \(str, str\) tuple, got \(str\) at index 0"),
+        ([("a", "b", "c")], r"\(str, str\) tuple, got \(str, str, str\) at index 0"),
+        ([("a", "b"), ("a", 1)], r"\(str, str\) tuple, got \(str, int\) at index 1"),
+        ([["a", "b"]], r"list of str or of \(str, str\) tuples, got list at index 0"),
+    ],
+)
+def test_bad_pair_batches(ours, texts, message):
+    with pytest.raises(TypeError, match=message):
+        ours(texts)
+
+
+def test_default_max_lengths_are_explained_in_chapter_2():
+    # 512: the length of BERT's position table; 256: all-MiniLM-L6-v2's
+    # sentence-transformers setting (chapter 2 says why they differ).
+    import inspect
+
+    from encoderlib.pretrained import SentenceEncoder
+
+    call = inspect.signature(WordPieceTokenizer.__call__).parameters
+    encoder = inspect.signature(SentenceEncoder).parameters
+    config = json.loads((MODEL_DIR / "config.json").read_text(encoding="utf-8"))
+    settings = json.loads(
+        (MODEL_DIR / "sentence_bert_config.json").read_text(encoding="utf-8")
+    )
+    assert call["max_length"].default == config["max_position_embeddings"] == 512
+    assert encoder["max_length"].default == settings["max_seq_length"] == 256
+
+
+def test_tokenize_dataset_uses_encode_pair(ours, reference):
+    datasets = pytest.importorskip("datasets")
+    from encoderlib.data import tokenize_dataset
+
+    pairs = PAIRS[:6]
+    dataset = datasets.Dataset.from_dict(
+        {"a": [a for a, _ in pairs], "b": [b for _, b in pairs], "label": [0] * 6}
+    )
+    tokenized = tokenize_dataset(dataset, ours, "a", pair_column="b", max_length=12)
+    expected = reference_pairs(reference, pairs, max_length=12, truncation=True)
+    assert tokenized["input_ids"] == expected["input_ids"]
+    assert tokenized["token_type_ids"] == expected["token_type_ids"]
+
+
+def test_pairs_need_no_torch(tmp_path):
+    # The text side, pairs and their truncation included, runs where torch cannot
+    # be imported; only building tensors needs it.
+    import subprocess
+    import sys
+
+    module = Path(__file__).resolve().parent.parent / "encoderlib" / "tokenization.py"
+    script = f"""
+import importlib.util, sys
+sys.modules["torch"] = None  # import torch now fails
+spec = importlib.util.spec_from_file_location("tokenization", {str(module)!r})
+tokenization = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(tokenization)
+tokenizer = tokenization.WordPieceTokenizer({str(VOCAB_FILE)!r})
+print(tokenizer.encode_pair("The cat sat.", "It was tired.", max_length=6))
+try:
+    tokenizer([("a", "b")])
+except ImportError:
+    print("tensors need torch")
+"""
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.splitlines() == [
+        "([101, 1996, 102, 2009, 2001, 102], [0, 0, 0, 1, 1, 1])",
+        "tensors need torch",
+    ]
+
+
 # ----------------------------------------------------------------- errors
 
 
