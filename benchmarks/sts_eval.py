@@ -29,12 +29,12 @@ import socket
 import sys
 import time
 from pathlib import Path
-from typing import NamedTuple
 
 import torch
 from scipy.stats import spearmanr
 
 from encoderlib import load_minilm
+from encoderlib.data import STSPairs, load_sts_benchmark
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "stsbenchmark" / "sts-test.csv"
@@ -43,36 +43,17 @@ N_PAIRS = 1379
 OFFLINE_VARIABLES = ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE")
 
 
-class Pairs(NamedTuple):
-    """Sentence pairs with their gold similarity scores (0 to 5)."""
-
-    first: list[str]
-    second: list[str]
-    scores: list[float]
-
-
-def read_sts(path: Path) -> Pairs:
+def read_sts(path: Path) -> STSPairs:
     """Read an STS Benchmark file: score in column 5, sentences in columns 6 and 7.
 
-    Columns are counted from 1 and split on tabs only; quote characters are part
-    of the sentences. A line with fewer than 7 fields is a ValueError naming it.
+    Chapter 12's `encoderlib.data.load_sts_benchmark(path)` reads it: columns are
+    counted from 1 and split on tabs only (quote characters are part of the
+    sentences); a line with fewer than 7 fields is a ValueError naming it.
     """
-    first, second, scores = [], [], []
-    with open(path, encoding="utf-8") as lines:
-        for number, line in enumerate(lines, start=1):
-            fields = line.rstrip("\n").split("\t")
-            if len(fields) < 7:
-                raise ValueError(
-                    f"{path}:{number}: expected at least 7 tab-separated fields, "
-                    f"got {len(fields)}"
-                )
-            scores.append(float(fields[4]))
-            first.append(fields[5])
-            second.append(fields[6])
-    return Pairs(first, second, scores)
+    return load_sts_benchmark(path)
 
 
-def hub_sts() -> Pairs | None:
+def hub_sts() -> STSPairs | None:
     """The STS-B test split from the Hugging Face hub, or None when offline.
 
     Gives up at once when `HF_HUB_OFFLINE` or `HF_DATASETS_OFFLINE` is set, and
@@ -88,10 +69,11 @@ def hub_sts() -> Pairs | None:
         test = datasets.load_dataset("sentence-transformers/stsb", split="test")
     except Exception:  # no network, no package, or the hub refused: no data
         return None
-    return Pairs(
+    return STSPairs(
         list(test["sentence1"]),
         list(test["sentence2"]),
         [5 * score for score in test["score"]],
+        "the Hugging Face hub (sentence-transformers/stsb, test split)",
     )
 
 

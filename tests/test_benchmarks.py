@@ -161,3 +161,53 @@ def test_sts_eval_reference_side_equals_encoderlib(sts_eval):
     texts = ["A man plays a guitar.", "", "Stocks fell sharply."]
     theirs = sts_eval.hf_sentence_vectors(texts)
     assert torch.allclose(load_minilm().encode(texts), theirs, atol=1e-5)
+
+
+@pytest.fixture(scope="module")
+def train_speed():
+    return load_script("train_speed")
+
+
+def test_train_speed_starts_both_models_equal(train_speed):
+    from encoderlib import mlm_loss
+
+    ours, theirs = train_speed.build(train_speed.SIZES["tiny"], train_speed.Recipe())
+    batch = train_speed.make_batches(1, 4, 32, "shuffled")[0]
+    assert (batch["labels"] != -100).any()
+    with torch.no_grad():
+        ours_loss = mlm_loss(ours.eval(), batch)
+        theirs_loss = train_speed.hf_loss(theirs.eval(), batch)
+    assert abs(ours_loss.item() - theirs_loss.item()) < 1e-5
+
+
+def test_train_speed_batches_are_fixed_and_grouping_cuts_padding(train_speed):
+    def padding(batches):
+        mask = torch.cat([b["attention_mask"].flatten() for b in batches])
+        return 1 - mask.float().mean().item()
+
+    shuffled = train_speed.make_batches(6, 8, 64, "shuffled")
+    again = train_speed.make_batches(6, 8, 64, "shuffled")
+    for a, b in zip(shuffled, again, strict=True):
+        for key in ("input_ids", "attention_mask", "labels"):
+            # one seeded generator draws the same order and masks: equal bit for bit
+            assert torch.equal(a[key], b[key])
+    grouped = train_speed.make_batches(6, 8, 64, "grouped")
+    assert padding(grouped) < padding(shuffled)
+    assert all(b["input_ids"].shape[1] <= 64 for b in shuffled + grouped)
+
+
+def test_train_speed_prints_a_full_table(train_speed, capsys, monkeypatch):
+    threads = torch.get_num_threads()
+    monkeypatch.setattr(sys, "argv", ["train_speed.py", "--quick", "--threads", "1"])
+    try:
+        train_speed.main()
+    finally:
+        torch.set_num_threads(threads)  # main() sets the thread count of this process
+    out = capsys.readouterr().out
+    rows = [line for line in out.splitlines() if line.startswith("| tiny (2×64) |")]
+    speed = [row.split("|") for row in rows if len(row.split("|")) == 15]
+    assert [cells[2].strip() for cells in speed] == ["shuffled", "grouped"]
+    assert all(float(cells[9]) > 0 for cells in speed)  # ratio
+    assert all(float(cells[13]) < 1e-4 for cells in speed)  # losses agree
+    assert out.count("losses agree") == 2 and "DIFFER" not in out
+    assert "encoder fwd" in out and "optimizer" in out  # where the time goes
