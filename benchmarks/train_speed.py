@@ -22,13 +22,18 @@ Face's side). Each batch is padded to its longest text and masked once by
 labels.
 
 Each timed run is a whole training run of `steps` steps from the initial
-weights, with a fresh optimizer; runs alternate between the two sides and the
-table reports medians and their ratio, encoderlib / Hugging Face (below 1 is
-faster). Tokens per second count real (non-padding) tokens. Dropout is 0 by
-default so that the two sides' losses can be compared step by step; they must
-agree to 1e-4 relative. Peak memory is the growth of the resident set (VmHWM,
-Linux) during one training run, each side in a fresh child process; it includes
-the gradients and AdamW's two moment buffers, which are the same on both sides.
+weights, with a fresh optimizer, for both sides at once: their steps alternate
+one by one (our `train` pulls its batches from a generator that also runs
+Hugging Face's step), so a change in the machine's load hits both alike. The
+table reports the median run time per side over the repeats, per step, and the
+ratio of the medians, encoderlib / Hugging Face (below 1 is faster). Tokens
+per second count real (non-padding) tokens. Dropout is 0 by default so that the
+two sides' losses can be compared step by step; they must agree to 1e-4
+relative. A breakdown by phase (encoder, MLM head and loss, forward and
+backward, optimizer) shows where the time goes. Peak memory is the growth of
+the resident set (VmHWM, Linux) during one training run, each side in a fresh
+child process; it includes the gradients and AdamW's two moment buffers, which
+are the same on both sides.
 
 Run from the repository root after `make setup`, on an idle machine:
 
@@ -259,13 +264,18 @@ def hf_loss(model: nn.Module, batch: dict[str, Tensor]) -> Tensor:
     ).loss
 
 
-def run_ours(model: MaskedLanguageModel, batches, recipe: Recipe) -> list[float]:
-    """One training run with `encoderlib.training.train`; the loss of each step."""
+def run_ours(
+    model: MaskedLanguageModel, batches, recipe: Recipe, steps: int | None = None
+) -> list[float]:
+    """One training run with `encoderlib.training.train`; the loss of each step.
+
+    `batches` is a list, or any iterable when `steps` says how many to take.
+    """
     history = train(
         model,
         mlm_loss,
         batches,
-        steps=len(batches),
+        steps=steps or len(batches),
         lr=recipe.lr,
         weight_decay=recipe.weight_decay,
         warmup=recipe.warmup,
@@ -276,34 +286,51 @@ def run_ours(model: MaskedLanguageModel, batches, recipe: Recipe) -> list[float]
     return history.losses
 
 
-def run_theirs(model: nn.Module, batches, recipe: Recipe) -> list[float]:
-    """The same run as `run_ours`, written as a plain PyTorch loop."""
-    steps = len(batches)
-    optimizer = torch.optim.AdamW(
-        parameter_groups(model, recipe.weight_decay), lr=recipe.lr
-    )
-    scheduler = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda step: learning_rate_factor(step, steps, recipe.warmup)
-    )
-    parameters = [p for group in optimizer.param_groups for p in group["params"]]
-    losses = []
-    model.train()
-    for batch in batches:
-        loss = hf_loss(model, batch)
+class PlainLoop:
+    """Hugging Face's side: the usual PyTorch training loop, one step per call.
+
+    The same AdamW as `train` builds (`parameter_groups`, lr, betas, weight
+    decay), the same warm-up and cosine schedule (`learning_rate_factor`) and
+    the same clipping; forward with labels, backward, clip, step, zero_grad.
+    """
+
+    def __init__(self, model: nn.Module, recipe: Recipe, steps: int) -> None:
+        self.model, self.recipe, self.losses = model, recipe, []
+        self.optimizer = torch.optim.AdamW(
+            parameter_groups(model, recipe.weight_decay), lr=recipe.lr
+        )
+        self.scheduler = torch.optim.lr_scheduler.LambdaLR(
+            self.optimizer,
+            lambda step: learning_rate_factor(step, steps, recipe.warmup),
+        )
+        self.parameters = [
+            p for group in self.optimizer.param_groups for p in group["params"]
+        ]
+        model.train()
+
+    def step(self, batch: dict[str, Tensor]) -> None:
+        loss = hf_loss(self.model, batch)
         loss.backward()
-        losses.append(loss.item())
-        torch.nn.utils.clip_grad_norm_(parameters, recipe.max_grad_norm)
-        optimizer.step()
-        optimizer.zero_grad(set_to_none=True)
-        scheduler.step()
-    return losses
+        self.losses.append(loss.item())
+        torch.nn.utils.clip_grad_norm_(self.parameters, self.recipe.max_grad_norm)
+        self.optimizer.step()
+        self.optimizer.zero_grad(set_to_none=True)
+        self.scheduler.step()
+
+
+def run_theirs(model: nn.Module, batches, recipe: Recipe) -> list[float]:
+    """The same run as `run_ours`, with Hugging Face's model in a `PlainLoop`."""
+    loop = PlainLoop(model, recipe, len(batches))
+    for batch in batches:
+        loop.step(batch)
+    return loop.losses
 
 
 RUNS = {"ours": run_ours, "theirs": run_theirs}
 
 
 class Side:
-    """A model, its initial weights, and a way to run it from them again."""
+    """A model and its initial weights, to start every run from them again."""
 
     def __init__(self, name: str, model: nn.Module) -> None:
         self.name, self.model = name, model
@@ -313,27 +340,64 @@ class Side:
         self.model.load_state_dict(self.initial)
         self.model.zero_grad(set_to_none=True)
 
-    def run(self, batches, recipe: Recipe) -> list[float]:
-        return RUNS[self.name](self.model, batches, recipe)
+
+def run_interleaved(
+    ours: nn.Module, theirs: nn.Module, batches, recipe: Recipe, parity: int = 0
+) -> tuple[dict[str, float], dict[str, list[float]]]:
+    """Both training runs at once, alternating step by step: seconds and losses.
+
+    `train` pulls its batches from a generator; between two pulls it does one
+    whole step (forward, backward, clipping, AdamW, schedule, bookkeeping),
+    which is timed as ours. The generator also runs Hugging Face's step on the
+    same batch, before ours on even steps and after it on odd ones (swapped
+    when `parity` is 1). A change in the machine's load hits both sides alike.
+    """
+    loop = PlainLoop(theirs, recipe, len(batches))
+    seconds = {"ours": 0.0, "theirs": 0.0}
+
+    def theirs_step(batch: dict[str, Tensor]) -> None:
+        start = time.perf_counter()
+        loop.step(batch)
+        seconds["theirs"] += time.perf_counter() - start
+
+    def feed():
+        for i, batch in enumerate(batches):
+            theirs_first = (i + parity) % 2 == 0
+            if theirs_first:
+                theirs_step(batch)
+            start = time.perf_counter()
+            yield batch  # train() runs our step until it asks for the next batch
+            seconds["ours"] += time.perf_counter() - start
+            if not theirs_first:
+                theirs_step(batch)
+
+    stream = feed()
+    ours_losses = run_ours(ours, stream, recipe, steps=len(batches))
+    for _ in stream:  # ends the last step's clock (and runs a last HF step)
+        pass
+    return seconds, {"ours": ours_losses, "theirs": loop.losses}
 
 
-def time_alternating(
+def time_interleaved(
     sides: list[Side], batches, recipe: Recipe, repeats: int
 ) -> tuple[dict[str, float], dict[str, list[float]]]:
-    """Median seconds of a whole run per side, runs alternating (order swapped
-    every round), each from the initial weights; and each side's first losses."""
-    for side in sides:  # warm-up: one step, untimed
-        side.reset()
-        side.run(batches[:1], recipe)
-    times: dict[str, list[float]] = {side.name: [] for side in sides}
+    """Median seconds per whole run of each side over `repeats` interleaved runs,
+    each from the initial weights with a fresh optimizer; and the first run's
+    losses. One untimed step of each side first does the one-time setup."""
+    ours, theirs = sides
+    times: dict[str, list[float]] = {"ours": [], "theirs": []}
     losses: dict[str, list[float]] = {}
-    for r in range(repeats):
-        for side in sides if r % 2 == 0 else sides[::-1]:
+    for r in range(-1, repeats):
+        for side in sides:
             side.reset()
-            start = time.perf_counter()
-            run_losses = side.run(batches, recipe)
-            times[side.name].append(time.perf_counter() - start)
-            losses.setdefault(side.name, run_losses)
+        run_batches = batches[:1] if r < 0 else batches  # r = -1: the warm-up
+        seconds, run_losses = run_interleaved(
+            ours.model, theirs.model, run_batches, recipe, parity=r % 2
+        )
+        if r >= 0:
+            for name, value in seconds.items():
+                times[name].append(value)
+            losses = losses or run_losses
     return {name: statistics.median(t) for name, t in times.items()}, losses
 
 
@@ -351,58 +415,63 @@ def compare_losses(ours: list[float], theirs: list[float]) -> float:
 
 # ---------------------------------------------------------------- where the time goes
 
+PHASES = ("encoder fwd", "head+loss fwd", "head+loss bwd", "encoder bwd", "optimizer")
 
-def phase_times(side: Side, batches, recipe: Recipe) -> dict[str, float]:
-    """Median milliseconds per step of each phase, in a plain loop from the start.
+
+def phase_step(side: Side, optimizer, batch: dict[str, Tensor], clip: float):
+    """One plain training step of `side`, timed by phase, in milliseconds.
 
     Forward is split into the encoder and the MLM head with its loss; backward
     is split at the moment the gradient reaches the encoder's output (a tensor
-    hook); "optimizer" is clipping, AdamW's step and zero_grad. The loop is
-    `train`'s own, without its bookkeeping.
+    hook); "optimizer" is clipping, AdamW's step and zero_grad.
     """
-    side.reset()
     model = side.model
-    optimizer = torch.optim.AdamW(
-        parameter_groups(model, recipe.weight_decay), lr=recipe.lr
-    )
+    ids, mask, labels = batch["input_ids"], batch["attention_mask"], batch["labels"]
+    t0 = time.perf_counter()
+    if side.name == "ours":
+        h = model.encoder(ids, mask)
+    else:
+        h = model.bert(input_ids=ids, attention_mask=mask).last_hidden_state
+    t1 = time.perf_counter()
+    if side.name == "ours":  # MaskedLanguageModel.forward's head and loss
+        chosen = labels != IGNORE_INDEX
+        loss = F.cross_entropy(model.head(h[chosen]), labels[chosen])
+    else:  # BertForMaskedLM.forward's
+        scores = model.cls(h)
+        loss = F.cross_entropy(scores.view(-1, scores.shape[-1]), labels.view(-1))
+    t2 = time.perf_counter()
+    reached: list[float] = []
+    h.register_hook(lambda grad, marks=reached: marks.append(time.perf_counter()))
+    loss.backward()
+    t3 = time.perf_counter()
     parameters = [p for group in optimizer.param_groups for p in group["params"]]
-    phases: dict[str, list[float]] = {
-        k: [] for k in ("encoder fwd", "head+loss fwd", "head+loss bwd", "encoder bwd")
-    }
-    phases["optimizer"] = []
-    model.train()
-    for batch in batches:
-        ids, mask, labels = batch["input_ids"], batch["attention_mask"], batch["labels"]
-        t0 = time.perf_counter()
-        if side.name == "ours":
-            h = model.encoder(ids, mask)
-        else:
-            h = model.bert(input_ids=ids, attention_mask=mask).last_hidden_state
-        t1 = time.perf_counter()
-        if side.name == "ours":
-            chosen = labels != IGNORE_INDEX
-            logits = model.head(h[chosen])
-            loss = F.cross_entropy(logits, labels[chosen])
-        else:
-            scores = model.cls(h)
-            loss = F.cross_entropy(scores.view(-1, scores.shape[-1]), labels.view(-1))
-        t2 = time.perf_counter()
-        reached: list[float] = []
-        h.register_hook(lambda grad, marks=reached: marks.append(time.perf_counter()))
-        loss.backward()
-        t3 = time.perf_counter()
-        torch.nn.utils.clip_grad_norm_(parameters, recipe.max_grad_norm)
-        optimizer.step()
-        optimizer.zero_grad(set_to_none=True)
-        t4 = time.perf_counter()
-        for key, value in zip(
-            phases,
-            (t1 - t0, t2 - t1, reached[0] - t2, t3 - reached[0], t4 - t3),
-            strict=True,
-        ):
-            phases[key].append(value * 1e3)
-    side.reset()
-    return {key: statistics.median(values) for key, values in phases.items()}
+    torch.nn.utils.clip_grad_norm_(parameters, clip)
+    optimizer.step()
+    optimizer.zero_grad(set_to_none=True)
+    t4 = time.perf_counter()
+    times = (t1 - t0, t2 - t1, reached[0] - t2, t3 - reached[0], t4 - t3)
+    return [t * 1e3 for t in times]
+
+
+def phase_times(sides: list[Side], batches, recipe: Recipe) -> list[dict[str, float]]:
+    """Median milliseconds per step of each phase, per side, from the initial
+    weights, the two sides alternating step by step as in `run_interleaved`."""
+    optimizers, records = [], []
+    for side in sides:
+        side.reset()
+        side.model.train()
+        groups = parameter_groups(side.model, recipe.weight_decay)
+        optimizers.append(torch.optim.AdamW(groups, lr=recipe.lr))
+        records.append({phase: [] for phase in PHASES})
+    for i, batch in enumerate(batches):
+        order = [0, 1] if i % 2 else [1, 0]
+        for k in order:
+            times = phase_step(sides[k], optimizers[k], batch, recipe.max_grad_norm)
+            for phase, value in zip(PHASES, times, strict=True):
+                records[k][phase].append(value)
+    for side in sides:
+        side.reset()
+    return [{key: statistics.median(v) for key, v in rec.items()} for rec in records]
 
 
 def profile_top(side: Side, batch: dict[str, Tensor], recipe: Recipe, rows: int):
@@ -411,7 +480,7 @@ def profile_top(side: Side, batch: dict[str, Tensor], recipe: Recipe, rows: int)
 
     side.reset()
     with profile(activities=[ProfilerActivity.CPU]) as prof:
-        side.run([batch], recipe)
+        RUNS[side.name](side.model, [batch], recipe)
     side.reset()
     return prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=rows)
 
@@ -505,7 +574,7 @@ def measure(size: Size, recipe: Recipe, args: argparse.Namespace) -> Row:
     batches = make_batches(size.steps, size.batch, size.max_length, recipe.order)
     ours, theirs = build(size, recipe)
     sides = [Side("ours", ours), Side("theirs", theirs)]
-    medians, losses = time_alternating(sides, batches, recipe, size.repeats)
+    medians, losses = time_interleaved(sides, batches, recipe, size.repeats)
     row = Row(
         size,
         recipe.order,
@@ -517,7 +586,7 @@ def measure(size: Size, recipe: Recipe, args: argparse.Namespace) -> Row:
         parameters=sum(p.numel() for p in ours.parameters()),
     )
     if not args.no_phases:
-        row.phases = [phase_times(side, batches, recipe) for side in sides]
+        row.phases = phase_times(sides, batches, recipe)
     if args.profile:
         for side in sides:
             print(
@@ -535,7 +604,7 @@ def measure(size: Size, recipe: Recipe, args: argparse.Namespace) -> Row:
 
 def print_tables(rows: list[Row]) -> None:
     print(
-        "\nTime per training step, median of whole runs; "
+        "\nTime per training step, median of whole runs, steps interleaved; "
         "ratio = encoderlib / Hugging Face, below 1 is faster"
     )
     print(
@@ -586,8 +655,8 @@ def print_tables(rows: list[Row]) -> None:
 
     if any(row.phases for row in rows):
         print(
-            "\nWhere the time goes: ms per step, median over the steps of one "
-            "plain-loop run per side"
+            "\nWhere the time goes: ms per step, median over the steps of one run, "
+            "both sides in a plain loop, steps interleaved"
         )
         print(
             table_header(
@@ -703,9 +772,9 @@ def main() -> None:
         f"{args.threads} threads, fp32, CPU. AdamW lr {recipe.lr:g}, weight decay "
         f"{recipe.weight_decay:g}, warm-up {recipe.warmup} step then cosine, clip "
         f"at {recipe.max_grad_norm:g}, dropout {recipe.dropout:g}. Docstring "
-        f"paragraphs, at most {sizes[0].max_length} tokens, masked 15 %. Runs "
-        "alternate between the sides; "
-        + ", ".join(f"{s.name}: {s.repeats} runs per side" for s in sizes)
+        f"paragraphs, at most {sizes[0].max_length} tokens, masked 15 %. The "
+        "sides' steps alternate; "
+        + ", ".join(f"{s.name}: {s.repeats} runs" for s in sizes)
     )
     rows = []
     for size in sizes:
