@@ -551,6 +551,7 @@ class Row:
     slots: int
     labelled: int
     parameters: int
+    dropout: float = 0.0
     memory: list[float] | None = None
     phases: list[dict[str, float]] | None = None
 
@@ -584,6 +585,7 @@ def measure(size: Size, recipe: Recipe, args: argparse.Namespace) -> Row:
         slots=sum(b["attention_mask"].numel() for b in batches),
         labelled=sum(int((b["labels"] != IGNORE_INDEX).sum()) for b in batches),
         parameters=sum(p.numel() for p in ours.parameters()),
+        dropout=recipe.dropout,
     )
     if not args.no_phases:
         row.phases = phase_times(sides, batches, recipe)
@@ -693,10 +695,15 @@ def print_tables(rows: list[Row]) -> None:
     for row in rows:
         diff = row.loss_diff
         agree = "agree" if diff <= LOSS_TOLERANCE else "DIFFER"
+        verdict = (
+            f"losses {agree} (max relative difference {diff:.1e}, tolerance "
+            f"{LOSS_TOLERANCE:.0e})"
+        )
+        if row.dropout > 0:  # each side draws its own dropout masks
+            verdict = f"losses not compared (dropout {row.dropout:g})"
         goal = "met" if row.ratio <= GOAL else "NOT met"
         print(
-            f"{row.size.name}, {row.order}: losses {agree} (max relative difference "
-            f"{diff:.1e}, tolerance {LOSS_TOLERANCE:.0e}); encoderlib takes "
+            f"{row.size.name}, {row.order}: {verdict}; encoderlib takes "
             f"{row.ratio:.2f}× Hugging Face's time per step, the goal ≤ {GOAL}× is "
             f"{goal}"
         )
@@ -788,6 +795,10 @@ def main() -> None:
             )
             rows.append(row)
     print_tables(rows)
+    print(
+        f"load average at the end: {os.getloadavg()[0]:.1f} "
+        f"({os.cpu_count()} cores; above {args.threads} means other work competed)"
+    )
 
 
 if __name__ == "__main__":
