@@ -9,7 +9,10 @@ PyTorch loop: forward with labels, `loss.backward()`, clip, `optimizer.step()`,
 `zero_grad()`. Both start from the same random weights (Hugging Face's, copied
 into ours with `load_bert_weights` and, for the MLM head, by hand), see the same
 batches and use the same AdamW (the same `parameter_groups`, learning rate,
-warm-up and cosine schedule, clipping at 1.0).
+warm-up and cosine schedule, clipping at 1.0), in PyTorch's fused
+implementation on both sides: `train`'s default, and Hugging Face `Trainer`'s
+(`optim="adamw_torch_fused"`) on torch 2.8 and later. `--adamw loop` times
+PyTorch's CPU default instead, a loop over the parameter tensors.
 
 The batches are real English: the standard-library docstring paragraphs of
 `encoderlib/resources/stdlib_docstrings.json` (paragraphs of at least 5 words),
@@ -33,7 +36,10 @@ relative. A breakdown by phase (encoder, MLM head and loss, forward and
 backward, optimizer) shows where the time goes. Peak memory is the growth of
 the resident set (VmHWM, Linux) during one training run, each side in a fresh
 child process; it includes the gradients and AdamW's two moment buffers, which
-are the same on both sides.
+are the same on both sides. The matmul floor is the time of the step's matrix
+products alone, each timed as one `torch.mm` of the same shape: no
+implementation of the same fp32 arithmetic on this machine can be faster, so
+"products / HF step" is the lowest ratio any code could reach.
 
 Run from the repository root after `make setup`, on an idle machine:
 
@@ -48,6 +54,7 @@ from __future__ import annotations
 import argparse
 import copy
 import json
+import math
 import os
 import platform
 import statistics
@@ -125,6 +132,7 @@ class Recipe:
     dropout: float = 0.0
     order: str = "shuffled"
     seed: int = 0
+    fused: bool = True  # AdamW's fused kernel on both sides, as `Trainer` defaults
 
 
 # ---------------------------------------------------------------- the data
@@ -264,6 +272,14 @@ def hf_loss(model: nn.Module, batch: dict[str, Tensor]) -> Tensor:
     ).loss
 
 
+def adamw(groups: list[dict], recipe: Recipe) -> torch.optim.AdamW:
+    """Hugging Face's side's AdamW: fused, as `TrainingArguments.optim` defaults to
+    ("adamw_torch_fused") on torch 2.8 and later, or PyTorch's per-tensor loop."""
+    if recipe.fused:
+        return torch.optim.AdamW(groups, lr=recipe.lr, fused=True)
+    return torch.optim.AdamW(groups, lr=recipe.lr, foreach=False)
+
+
 def run_ours(
     model: MaskedLanguageModel, batches, recipe: Recipe, steps: int | None = None
 ) -> list[float]:
@@ -281,6 +297,7 @@ def run_ours(
         warmup=recipe.warmup,
         max_grad_norm=recipe.max_grad_norm,
         precision="fp32",
+        fused=recipe.fused,
         progress=False,
     )
     return history.losses
@@ -296,9 +313,7 @@ class PlainLoop:
 
     def __init__(self, model: nn.Module, recipe: Recipe, steps: int) -> None:
         self.model, self.recipe, self.losses = model, recipe, []
-        self.optimizer = torch.optim.AdamW(
-            parameter_groups(model, recipe.weight_decay), lr=recipe.lr
-        )
+        self.optimizer = adamw(parameter_groups(model, recipe.weight_decay), recipe)
         self.scheduler = torch.optim.lr_scheduler.LambdaLR(
             self.optimizer,
             lambda step: learning_rate_factor(step, steps, recipe.warmup),
@@ -413,6 +428,57 @@ def compare_losses(ours: list[float], theirs: list[float]) -> float:
     return max(abs(a - b) / abs(b) for a, b in zip(ours, theirs, strict=True))
 
 
+# ---------------------------------------------------------------- the matmul floor
+
+
+def product_shapes(
+    config: EncoderConfig, tokens: int, labelled: int
+) -> list[tuple[int, int, int]]:
+    """Every matrix product (m, k, o) of one training step on real tokens only.
+
+    Per layer, forward: q, k and v (one d → 3d product), the output projection
+    (d → d) and the feed-forward pair (d → d_ff → d), each on the `tokens` real
+    tokens; the MLM head's transform (d → d) and decoder (d → vocabulary) on the
+    `labelled` positions. Backward repeats each product twice (the gradient of
+    the input and of the weight), with the same multiply-adds. The attention
+    scores are left out, so the sum is a lower bound.
+    """
+    d, ff = config.d_model, config.d_ff
+    layer = [(tokens, d, 3 * d), (tokens, d, d), (tokens, d, ff), (tokens, ff, d)]
+    head = [(labelled, d, d), (labelled, d, config.vocab_size)]
+    forward = layer * config.n_layers + head
+    backward = [(m, o, k) for m, k, o in forward] + [(k, m, o) for m, k, o in forward]
+    return forward + backward
+
+
+@cache
+def product_seconds(m: int, k: int, o: int, repeats: int = 3) -> float:
+    """The fastest of `repeats` timings of one fp32 (m, k) @ (k, o) product."""
+    a, b = torch.randn(m, k), torch.randn(k, o)
+    best = math.inf
+    for _ in range(repeats + 1):  # the first call warms the allocator up
+        start = time.perf_counter()
+        torch.mm(a, b)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def matmul_floor(config: EncoderConfig, batches) -> tuple[float, float]:
+    """Seconds per step of the step's matrix products alone, and their GFLOP/s.
+
+    A side that computes the same fp32 products on the real tokens cannot take
+    less time than this on this machine, whatever the rest of its code does.
+    """
+    seconds, flops = 0.0, 0.0
+    for batch in batches:
+        tokens = int(batch["attention_mask"].sum())
+        labelled = int((batch["labels"] != IGNORE_INDEX).sum())
+        for m, k, o in product_shapes(config, tokens, labelled):
+            seconds += product_seconds(m, k, o)
+            flops += 2 * m * k * o
+    return seconds / len(batches), flops / seconds / 1e9
+
+
 # ---------------------------------------------------------------- where the time goes
 
 PHASES = ("encoder fwd", "head+loss fwd", "head+loss bwd", "encoder bwd", "optimizer")
@@ -461,7 +527,7 @@ def phase_times(sides: list[Side], batches, recipe: Recipe) -> list[dict[str, fl
         side.reset()
         side.model.train()
         groups = parameter_groups(side.model, recipe.weight_decay)
-        optimizers.append(torch.optim.AdamW(groups, lr=recipe.lr))
+        optimizers.append(adamw(groups, recipe))
         records.append({phase: [] for phase in PHASES})
     for i, batch in enumerate(batches):
         order = [0, 1] if i % 2 else [1, 0]
@@ -554,6 +620,7 @@ class Row:
     dropout: float = 0.0
     memory: list[float] | None = None
     phases: list[dict[str, float]] | None = None
+    floor: tuple[float, float] | None = None  # seconds per step, GFLOP/s
 
     @property
     def ratio(self) -> float:
@@ -589,6 +656,7 @@ def measure(size: Size, recipe: Recipe, args: argparse.Namespace) -> Row:
     )
     if not args.no_phases:
         row.phases = phase_times(sides, batches, recipe)
+        row.floor = matmul_floor(ours.encoder.config, batches)
     if args.profile:
         for side in sides:
             print(
@@ -677,6 +745,34 @@ def print_tables(rows: list[Row]) -> None:
                     f"| {a / b:.2f} |"
                 )
 
+    if any(row.floor for row in rows):
+        print(
+            "\nThe matmul floor: the step's matrix products alone (encoder linear "
+            "layers on the real tokens, MLM head on the labelled positions, forward "
+            "and backward), each timed as one torch.mm on this machine"
+        )
+        print(
+            table_header(
+                [
+                    "model",
+                    "batches",
+                    "products ms/step",
+                    "GFLOP/s",
+                    "products / HF step",
+                    "encoderlib / HF step",
+                ]
+            )
+        )
+        for row in rows:
+            if not row.floor:
+                continue
+            seconds, rate = row.floor
+            theirs = row.medians["theirs"] / row.size.steps
+            print(
+                f"| {row.size.name} | {row.order} | {seconds * 1e3:.0f} | {rate:.0f} "
+                f"| {seconds / theirs:.2f} | {row.ratio:.2f} |"
+            )
+
     if any(row.memory for row in rows):
         fixed = {
             row.size.name: f"{row.parameters:,} parameters, "
@@ -734,6 +830,13 @@ def main() -> None:
         default=0.0,
         help="dropout of both models; above 0 the losses cannot agree step by step",
     )
+    parser.add_argument(
+        "--adamw",
+        choices=("fused", "loop"),
+        default="fused",
+        help="AdamW's implementation on both sides: fused (Trainer's default on "
+        "torch >= 2.8) or PyTorch's CPU default, one tensor at a time",
+    )
     parser.add_argument("--no-memory", action="store_true", help="skip peak memory")
     parser.add_argument("--no-phases", action="store_true", help="skip the breakdown")
     parser.add_argument(
@@ -772,11 +875,13 @@ def main() -> None:
         print(f"warning: load average {load:.1f}; other processes will skew the times")
     import transformers
 
-    recipe = Recipe(lr=args.lr, dropout=args.dropout)
+    recipe = Recipe(lr=args.lr, dropout=args.dropout, fused=args.adamw == "fused")
+    adamw_name = "fused" if recipe.fused else "per-tensor loop"
     print(
         f"torch {torch.__version__}, transformers {transformers.__version__}, "
         f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
-        f"{args.threads} threads, fp32, CPU. AdamW lr {recipe.lr:g}, weight decay "
+        f"{args.threads} threads, fp32, CPU. AdamW ({adamw_name}) lr {recipe.lr:g}, "
+        f"weight decay "
         f"{recipe.weight_decay:g}, warm-up {recipe.warmup} step then cosine, clip "
         f"at {recipe.max_grad_norm:g}, dropout {recipe.dropout:g}. Docstring "
         f"paragraphs, at most {sizes[0].max_length} tokens, masked 15 %. The "

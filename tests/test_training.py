@@ -221,6 +221,28 @@ def test_clipping_caps_the_gradient_norm_that_adamw_sees(monkeypatch):
     assert seen == pytest.approx(history.grad_norms, rel=1e-4)  # untouched
 
 
+def test_fused_adamw_is_the_same_update_as_the_loop(monkeypatch):
+    batches = list(regression_batches())
+    runs = {
+        fused: train(small_net(), mse, batches, steps=6, fused=fused, **quiet())
+        for fused in (False, True, None)
+    }
+    for fused in (True, None):
+        assert runs[fused].losses == pytest.approx(runs[False].losses, rel=1e-5)
+    built = []
+    original = torch.optim.AdamW.__init__
+
+    def recording_init(self, *args, **kwargs):
+        built.append(kwargs.get("fused"))
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(torch.optim.AdamW, "__init__", recording_init)
+    train(small_net(), mse, batches, steps=1, **quiet())
+    assert built == [True]  # this torch has a CPU fused kernel: the default uses it
+    with pytest.raises(TypeError, match="fused as a bool or None"):
+        train(small_net(), mse, batches, steps=1, fused="yes", **quiet())
+
+
 # --- evaluation hook, modes, precision ----------------------------------------------
 
 
