@@ -93,7 +93,7 @@ from .training import (
     train,
 )
 from .utils import count_parameters, default_device, set_seed
-from .viz import plot_heatmap, plot_training_history
+from .viz import Table, plot_heatmap, plot_training_history
 
 __all__ = [
     "__version__",
@@ -181,5 +181,6 @@ __all__ = [
     "set_seed",
     "count_parameters",
     "plot_heatmap",
+    "Table",
     "plot_training_history",
 ]

@@ -8,8 +8,9 @@
 - 10. Training a classifier (chapters/10_training_a_classifier.ipynb)
 """
 
-__all__ = ["plot_heatmap", "plot_training_history"]
+__all__ = ["plot_heatmap", "Table", "plot_training_history"]
 
+import html
 from collections.abc import Sequence
 
 import torch
@@ -89,6 +90,93 @@ def plot_heatmap(
     ax.set_ylabel(ylabel)
     ax.figure.colorbar(image, ax=ax, label=colorbar_label, fraction=0.046, pad=0.04)
     return ax
+
+
+class Table:
+    """Rows of values shown as a real table: HTML in a notebook, aligned text elsewhere.
+
+    A printed text table wraps and loses its columns on a narrow page; a `Table`
+    displayed in a notebook (the last expression of a cell, or `display(table)`)
+    renders as an HTML table in Jupyter, Colab and the book, and `print(table)`
+    or `str(table)` gives the same rows as aligned text for a terminal. Values
+    are formatted with `formats` (one format spec per column, e.g. ".3f"; ""
+    for `str`), so both forms show the same digits. Raises a ValueError when a
+    row's length differs from the headers'.
+    """
+
+    def __init__(
+        self,
+        rows: Sequence[Sequence[object]],
+        headers: Sequence[str],
+        *,
+        formats: Sequence[str] | None = None,
+        title: str | None = None,
+    ) -> None:
+        headers = [str(h) for h in headers]
+        formats = list(formats) if formats is not None else [""] * len(headers)
+        if len(formats) != len(headers):
+            raise ValueError(
+                f"expected {len(headers)} formats, one per column, got {len(formats)}"
+            )
+        self.headers, self.title = headers, title
+        self.rows: list[list[str]] = []
+        for i, row in enumerate(rows):
+            row = list(row)
+            if len(row) != len(headers):
+                raise ValueError(
+                    f"expected rows of {len(headers)} values like the headers, "
+                    f"got {len(row)} in row {i}"
+                )
+            self.rows.append([format(v, f) for v, f in zip(row, formats, strict=True)])
+
+    def _numeric(self, column: int) -> bool:
+        cells = [row[column] for row in self.rows]
+        return bool(cells) and all(
+            c.replace(".", "", 1).replace(",", "").lstrip("-−+").isdigit()
+            for c in cells
+        )
+
+    def __str__(self) -> str:
+        widths = [
+            max([len(h)] + [len(row[j]) for row in self.rows])
+            for j, h in enumerate(self.headers)
+        ]
+        right = [self._numeric(j) for j in range(len(self.headers))]
+
+        def line(cells: Sequence[str]) -> str:
+            return "  ".join(
+                c.rjust(w) if r else c.ljust(w)
+                for c, w, r in zip(cells, widths, right, strict=True)
+            ).rstrip()
+
+        lines = [self.title] if self.title else []
+        lines += [line(self.headers), line(["-" * w for w in widths])]
+        lines += [line(row) for row in self.rows]
+        return "\n".join(lines)
+
+    __repr__ = __str__
+
+    def _repr_html_(self) -> str:
+        right = [self._numeric(j) for j in range(len(self.headers))]
+
+        def cell(tag: str, text: str, r: bool) -> str:
+            style = ' style="text-align: right"' if r else ""
+            return f"<{tag}{style}>{html.escape(text)}</{tag}>"
+
+        head = "".join(
+            cell("th", h, r) for h, r in zip(self.headers, right, strict=True)
+        )
+        body = "".join(
+            "<tr>"
+            + "".join(cell("td", c, r) for c, r in zip(row, right, strict=True))
+            + "</tr>"
+            for row in self.rows
+        )
+        caption = f"<caption>{html.escape(self.title)}</caption>" if self.title else ""
+        return (
+            f'<table class="encoderlib-table">{caption}<thead><tr>{head}</tr></thead>'
+            f"<tbody>{body}</tbody></table>"
+        )
 
 
 def plot_training_history(
