@@ -18,17 +18,18 @@ OFFLINE := HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 # reduction, as a reader's machine would. Every chapter's outputs must hold under both.
 OTHER_CPU := ATEN_CPU_CAPABILITY=default MKL_CBWR=COMPATIBLE OMP_NUM_THREADS=1
 
-.PHONY: help setup export check-export book test test-fast test-other-cpu bench execute format constraints clean
+.PHONY: help setup export check-export book test test-fast test-other-cpu bench execute format constraints clean diagrams
 
 help:
 	@echo "make book          build the book into _build/html (sets up .venv on first use)"
-	@echo "make test          run every test: pytest, nbval over all chapters, book build with warnings as errors"
+	@echo "make test          run every test: pytest, nbval over all chapters, book build with warnings as errors, offline-math check"
 	@echo "make setup         create .venv with pinned versions and install encoderlib in editable mode"
 	@echo "make export        regenerate encoderlib/ and appendix/claims.md from the chapters"
 	@echo "make check-export  fail if encoderlib/ or the claims index differ from a fresh export"
 	@echo "make test-fast     pytest only (no nbval, no book build)"
 	@echo "make test-other-cpu  nbval over every chapter with the low bits of every kernel changed"
 	@echo "make bench         run the speed and memory comparisons in benchmarks/ (minutes; prints tables)"
+	@echo "make diagrams      redraw the architecture diagrams (chapters/figures/) and place them in their chapters"
 	@echo "make format        ruff format and ruff check --fix over chapters, tools and tests"
 	@echo "make execute NB=chapters/01_the_cat_sat.ipynb   run a chapter top to bottom and store its outputs"
 
@@ -51,6 +52,11 @@ check-export: $(SETUP_DONE)
 	$(PY) tools/export.py --check
 	$(PY) tools/claims_index.py --check
 
+# The architecture diagrams: drawn by tools/diagrams.py, placed by tools/place_figures.py.
+diagrams: $(SETUP_DONE)
+	$(PY) tools/diagrams.py
+	$(PY) tools/place_figures.py
+
 # Run a chapter top to bottom and store its outputs (NB=path; default: every chapter).
 execute: $(SETUP_DONE)
 	for nb in $(or $(NB),$(CHAPTERS)); do \
@@ -65,11 +71,13 @@ book: $(SETUP_DONE)
 # pytest and nbval in one run, two workers, whole files per worker (--dist loadfile keeps
 # a notebook's cells on one kernel); nbval again as another CPU would compute; then the
 # whole book (--all: every page re-read, so a warning on an unchanged page still fails)
-# with warnings as errors.
+# with warnings as errors; then the built pages must render math offline (MathJax from a
+# file inside _build/html, never a CDN).
 test: $(SETUP_DONE)
 	$(OFFLINE) $(PY) -m pytest -n 2 --dist loadfile --durations=15 --nbval --nbval-current-env tests $(CHAPTERS)
 	$(MAKE) --no-print-directory test-other-cpu
 	$(BIN)/jupyter-book build . -W --keep-going --all
+	$(PY) tools/check_built_book.py _build/html
 
 # The chapters' stored outputs and asserts under the second numeric configuration.
 test-other-cpu: $(SETUP_DONE)
