@@ -18,6 +18,18 @@ from einops import einsum, rearrange
 from torch import Tensor
 
 
+def _autocast_enabled(device_type: str) -> bool:
+    """Whether `torch.autocast` is on for this device type (then dtypes may mix)."""
+    try:
+        return torch.is_autocast_enabled(device_type)
+    except TypeError:  # PyTorch before 2.4 takes no argument
+        if device_type == "cuda":
+            return torch.is_autocast_enabled()
+        return device_type == "cpu" and torch.is_autocast_cpu_enabled()
+    except RuntimeError:  # a device type autocast does not know, such as "meta"
+        return False
+
+
 def _check_attention_inputs(
     q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None, dropout_p: float
 ) -> None:
@@ -36,9 +48,19 @@ def _check_attention_inputs(
             raise TypeError(
                 f"expected {name} with a floating-point dtype, got {tensor.dtype}"
             )
+    if len({q.dtype, k.dtype, v.dtype}) > 1 and not _autocast_enabled(q.device.type):
+        raise TypeError(
+            f"expected q, k and v of one dtype, got q {q.dtype}, k {k.dtype} and "
+            f"v {v.dtype}; convert them with .to(dtype)"
+        )
     if q.shape[-1] != k.shape[-1]:
         raise ValueError(
             "expected q (..., n_q, d_k) and k (..., n_k, d_k) with the same d_k, "
+            f"got q {tuple(q.shape)} and k {tuple(k.shape)}"
+        )
+    if q.shape[-1] == 0:
+        raise ValueError(
+            "expected q and k with at least 1 feature (d_k >= 1), "
             f"got q {tuple(q.shape)} and k {tuple(k.shape)}"
         )
     if k.shape[-2] != v.shape[-2]:
@@ -73,6 +95,11 @@ def _check_attention_inputs(
                 "expected a mask broadcastable to the scores' shape "
                 f"(..., n_q, n_k) = {scores_shape}, got {tuple(mask.shape)}"
             )
+    if isinstance(dropout_p, bool) or not isinstance(dropout_p, (int, float)):
+        raise TypeError(
+            "expected dropout_p as a float in [0, 1), "
+            f"got {type(dropout_p).__name__} {dropout_p!r}"
+        )
     if not 0.0 <= dropout_p < 1.0:
         raise ValueError(f"expected dropout_p in [0, 1), got {dropout_p}")
 
@@ -86,13 +113,24 @@ def scaled_dot_product_attention(
 ) -> tuple[Tensor, Tensor]:
     """Attention softmax(q kᵀ / √d_k) v over the last two axes, with a boolean mask.
 
-    `q` is (..., n_q, d_k), `k` is (..., n_k, d_k) and `v` is (..., n_k, d_v);
-    leading axes (batch, heads) broadcast. `mask`, broadcastable to
-    (..., n_q, n_k), is True where a query may attend to a key. A query whose
-    mask row is all False gets zero weights and a zero output, never NaN.
-    `dropout_p > 0` applies dropout to the weights; pass 0.0 when not training.
-    Returns `(output, weights)` of shapes (..., n_q, d_v) and (..., n_q, n_k);
-    the weights are the ones applied to `v`, after dropout.
+    `q` is (..., n_q, d_k), `k` is (..., n_k, d_k) and `v` is (..., n_k, d_v),
+    where the leading axes `...` (usually b, or b and h) broadcast; in
+    self-attention n_q = n_k = n. `mask`, broadcastable to (..., n_q, n_k), is
+    True where a query may attend to a key. A query whose mask row is all False
+    gets zero weights and a zero output, never NaN. `dropout_p > 0` applies
+    dropout to the weights; pass 0.0 when not training. Returns
+    `(output, weights)` of shapes (..., n_q, d_v) and (..., n_q, n_k); the
+    weights are the ones applied to `v`, after dropout. Raises TypeError for an
+    argument that is not a tensor, an integer dtype, q, k and v of different
+    dtypes (outside `torch.autocast`), a mask that is not boolean or a
+    non-numeric dropout_p; ValueError for shapes that do not fit together,
+    d_k = 0, or dropout_p outside [0, 1).
+
+    Example::
+
+        >>> q = k = v = torch.randn(2, 4, 6, 8)  # (b, h, n, d)
+        >>> [tuple(t.shape) for t in scaled_dot_product_attention(q, k, v)]
+        [(2, 4, 6, 8), (2, 4, 6, 6)]
     """
     _check_attention_inputs(q, k, v, mask, dropout_p)
     scores = einsum(q, k, "... i d, ... j d -> ... i j") / math.sqrt(q.shape[-1])
@@ -153,14 +191,24 @@ def _fused_attention(
     return context.masked_fill(~has_key, 0.0)
 
 
-def _check_tokens(x: Tensor, d_model: int) -> None:
-    """Raise a clear error unless x is a floating-point tensor (b, n, d_model)."""
+def _check_tokens(x: Tensor, d_model: int, dtype: torch.dtype | None = None) -> None:
+    """Raise a clear error unless x is a floating-point tensor (b, n, d_model).
+
+    With `dtype`, x must also have that dtype (the module's parameters'), except
+    under `torch.autocast`, which mixes dtypes on purpose.
+    """
     if not isinstance(x, Tensor):
         raise TypeError(f"expected x as a torch.Tensor, got {type(x).__name__}")
     if x.dim() != 3 or x.shape[-1] != d_model:
         raise ValueError(f"expected x of shape (b, n, {d_model}), got {tuple(x.shape)}")
     if not x.is_floating_point():
         raise TypeError(f"expected x with a floating-point dtype, got {x.dtype}")
+    if dtype is not None and x.dtype != dtype and not _autocast_enabled(x.device.type):
+        raise TypeError(
+            f"expected x of dtype {dtype}, the dtype of the module's parameters, "
+            f"got {x.dtype}; convert x with x.to({dtype}) or the module with "
+            f".to({x.dtype})"
+        )
 
 
 class MultiHeadAttention(torch.nn.Module):
@@ -169,13 +217,24 @@ class MultiHeadAttention(torch.nn.Module):
     `q_proj`, `k_proj`, `v_proj` and `out_proj` are `nn.Linear(d_model, d_model)`;
     each of the first three makes the queries, keys or values of all heads at
     once, split with `rearrange(t, "b n (h d) -> b h n d")`. `forward(x, mask)`
-    takes x of shape (b, n, d_model) and a boolean mask (True = may attend / real
-    token) of shape (b, n) for key padding, (b, n, n), or 4 dims broadcastable
-    to (b, h, n, n). It returns (b, n, d_model), computed by PyTorch's fused
+    takes x of shape (b, n, d) with d = d_model, in the dtype of the module's
+    parameters, and a boolean mask (True = may attend / real token) of shape
+    (b, n) for key padding, (b, n, n), or 4 dims broadcastable to (b, h, n, n).
+    It returns (b, n, d), computed by PyTorch's fused
     `scaled_dot_product_attention`, or with `return_weights=True` the pair
     `(out, weights)`, weights (b, h, n, n), computed explicitly. A query with no
     key gets a zero context (its output is `out_proj.bias`), never NaN. Dropout
-    acts on the attention weights, in training mode only.
+    acts on the attention weights, in training mode only. Raises ValueError for
+    sizes that are not positive ints, d_model not divisible by n_heads, dropout
+    outside [0, 1), and x or mask shapes that do not fit; TypeError for an x
+    that is not a float tensor of the parameters' dtype (outside
+    `torch.autocast`), a mask that is not boolean, or non-bool flags.
+
+    Example::
+
+        >>> mha = MultiHeadAttention(d_model=64, n_heads=8)
+        >>> mha(torch.randn(2, 10, 64), torch.ones(2, 10, dtype=torch.bool)).shape
+        torch.Size([2, 10, 64])
     """
 
     def __init__(
@@ -187,8 +246,15 @@ class MultiHeadAttention(torch.nn.Module):
                 raise ValueError(f"expected {name} as a positive int, got {value!r}")
         if d_model % n_heads != 0:
             raise ValueError(f"d_model={d_model} is not divisible by n_heads={n_heads}")
+        if isinstance(dropout, bool) or not isinstance(dropout, (int, float)):
+            raise TypeError(
+                "expected dropout as a float in [0, 1), "
+                f"got {type(dropout).__name__} {dropout!r}"
+            )
         if not 0.0 <= dropout < 1.0:
             raise ValueError(f"expected dropout in [0, 1), got {dropout}")
+        if not isinstance(bias, bool):
+            raise TypeError(f"expected bias as a bool, got {type(bias).__name__}")
         self.d_model, self.n_heads, self.d_head = d_model, n_heads, d_model // n_heads
         self.dropout = dropout
         self.q_proj = torch.nn.Linear(d_model, d_model, bias=bias)
@@ -200,7 +266,12 @@ class MultiHeadAttention(torch.nn.Module):
         self, x: Tensor, mask: Tensor | None = None, return_weights: bool = False
     ) -> Tensor | tuple[Tensor, Tensor]:
         """Attend over the n tokens of x (b, n, d_model); see the class docstring."""
-        _check_tokens(x, self.d_model)
+        _check_tokens(x, self.d_model, self.q_proj.weight.dtype)
+        if not isinstance(return_weights, bool):
+            raise TypeError(
+                "expected return_weights as a bool, "
+                f"got {type(return_weights).__name__}"
+            )
         b, n, _ = x.shape
         mask = _multi_head_mask(mask, b, self.n_heads, n)
         mask = None if mask is None else mask.to(x.device)

@@ -34,22 +34,35 @@ from encoderlib.data import PaddingCollator
 from encoderlib.pooling import mean_pool
 
 
-def _check_vectors(x: Tensor, name: str, d: int | None = None) -> None:
-    # A clear error unless x is a floating-point (b, d) tensor (d fixed if given).
+def _check_vectors(
+    x: Tensor, name: str, d: int | None = None, like: Tensor | None = None
+) -> None:
+    # A clear error unless x is a floating-point (b, d) tensor (d fixed if given),
+    # of the dtype of `like` when given: mixed dtypes would fail deep in a matmul.
     if not isinstance(x, Tensor):
         raise TypeError(f"expected {name} as a torch.Tensor, got {type(x).__name__}")
     if not x.is_floating_point():
         raise TypeError(f"expected {name} with a floating-point dtype, got {x.dtype}")
+    if like is not None and x.dtype != like.dtype:
+        raise TypeError(
+            f"expected {name} of dtype {like.dtype}, like the first argument, got "
+            f"{x.dtype}"
+        )
     if x.dim() != 2 or (d is not None and x.shape[1] != d):
         expected = "(b, d)" if d is None else f"(b, {d})"
         raise ValueError(f"expected {name} of shape {expected}, got {tuple(x.shape)}")
 
 
+def _check_positive(name: str, value: object) -> None:
+    # A finite number > 0 (a temperature, an exponent).
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"expected {name} as a float, got {value!r}")
+    if not (value > 0 and math.isfinite(value)):
+        raise ValueError(f"expected {name} > 0, got {value!r}")
+
+
 def _check_temperature(temperature: float) -> None:
-    if isinstance(temperature, bool) or not isinstance(temperature, (int, float)):
-        raise TypeError(f"expected temperature as a float, got {temperature!r}")
-    if not temperature > 0:
-        raise ValueError(f"expected temperature > 0, got {temperature!r}")
+    _check_positive("temperature", temperature)
 
 
 def info_nce_loss(
@@ -68,11 +81,22 @@ def info_nce_loss(
     InfoNCE (2018, arXiv:1807.03748) in the form of SimCSE (Gao, Yao & Chen,
     2021, arXiv:2104.08821) and of sentence-transformers'
     `MultipleNegativesRankingLoss` with scale = 1 / temperature. Returns the
-    mean over the b queries, a scalar tensor.
+    mean over the b queries, a scalar tensor. Raises `TypeError` for inputs that
+    are not floating-point tensors of one dtype or a temperature that is not a
+    number, and `ValueError` for shapes other than (b, d), (b, d) and (m, d), an
+    empty batch (b = 0: the mean over no queries is undefined) or a
+    temperature that is not finite and > 0.
+
+    Example::
+
+        queries, keys = torch.randn(8, 64), torch.randn(8, 64)  # (b, d) each
+        info_nce_loss(queries, keys, temperature=0.05)  # a scalar tensor
     """
     _check_vectors(queries, "queries")
     b, d = queries.shape
-    _check_vectors(keys, "keys", d)
+    if b == 0:
+        raise ValueError(f"expected at least one query, got queries of shape {(b, d)}")
+    _check_vectors(keys, "keys", d, like=queries)
     if keys.shape[0] != b:
         raise ValueError(
             f"expected keys of shape ({b}, {d}), one per query, got {tuple(keys.shape)}"
@@ -80,7 +104,7 @@ def info_nce_loss(
     _check_temperature(temperature)
     candidates = keys
     if negatives is not None:
-        _check_vectors(negatives, "negatives", d)
+        _check_vectors(negatives, "negatives", d, like=queries)
         candidates = torch.cat([keys, negatives])  # (b + m, d)
     q = F.normalize(queries, dim=-1)
     k = F.normalize(candidates, dim=-1)
@@ -96,14 +120,25 @@ def alignment(x: Tensor, y: Tensor, alpha: float = 2) -> Tensor:
     scaled to length 1, as the measure is defined on the unit sphere. 0 means
     every pair coincides; the largest value, 2^alpha, means every pair is
     antipodal. Wang & Isola (2020, arXiv:2005.10242) define it with alpha = 2;
-    lower is better. Returns a scalar tensor.
+    lower is better. Returns a scalar tensor. Raises `TypeError` for inputs that
+    are not floating-point tensors of one dtype or an `alpha` that is not a
+    number, and `ValueError` for shapes that are not the same (b, d), b = 0 (no
+    pair to average over) or an `alpha` that is not finite and > 0.
+
+    Example::
+
+        x = torch.randn(100, 64)  # (b, d)
+        alignment(x, x + 0.1 * torch.randn(100, 64))  # small: the pairs are close
     """
     _check_vectors(x, "x")
-    _check_vectors(y, "y", x.shape[1])
+    _check_vectors(y, "y", x.shape[1], like=x)
     if y.shape[0] != x.shape[0]:
         raise ValueError(
             f"expected y of shape {tuple(x.shape)} like x, got {tuple(y.shape)}"
         )
+    if x.shape[0] == 0:
+        raise ValueError(f"expected at least one pair, got x of shape {tuple(x.shape)}")
+    _check_positive("alpha", alpha)
     x, y = F.normalize(x, dim=-1), F.normalize(y, dim=-1)
     return (x - y).norm(dim=1).pow(alpha).mean()
 
@@ -117,13 +152,21 @@ def uniformity(x: Tensor, t: float = 2) -> Tensor:
     approaches log E exp(-t ||x - y||²) of two random points, near -2t in high
     dimension. Wang & Isola (2020, arXiv:2005.10242) define it with t = 2; lower
     is better. Computed with a log-sum-exp, so it never underflows to log 0.
-    Returns a scalar tensor.
+    Returns a scalar tensor. Raises `TypeError` when `x` is not a floating-point
+    tensor or `t` not a number, and `ValueError` for a shape other than (n, d)
+    with n >= 2 or a `t` that is not finite and > 0.
+
+    Example::
+
+        uniformity(torch.randn(1000, 64))  # about -3.9: spread over the sphere
+        uniformity(torch.ones(1000, 64))  # 0: collapsed to one point
     """
     _check_vectors(x, "x")
     if x.shape[0] < 2:
         raise ValueError(
             f"expected x of shape (n, d) with n >= 2, got {tuple(x.shape)}"
         )
+    _check_positive("t", t)
     x = F.normalize(x, dim=-1)
     squared = torch.pdist(x).pow(2)  # (n (n - 1) / 2,): every pair i < j once
     return torch.logsumexp(-t * squared, dim=0) - math.log(squared.numel())
@@ -137,11 +180,18 @@ def set_dropout(model: nn.Module, p: float) -> int:
     read at every call, not a module. An `Encoder`'s `config.dropout` is updated
     too, so a saved config says what the model was trained with. Unsupervised
     SimCSE needs dropout on: it is the only difference between the two views of
-    a sentence.
+    a sentence. Raises `TypeError` when `model` is not an `nn.Module` or `p` not
+    a number, and `ValueError` for a `p` outside [0, 1).
+
+    Example::
+
+        set_dropout(encoder, 0.1)  # 1 + 4 × n_layers settings in an Encoder
     """
     if not isinstance(model, nn.Module):
         raise TypeError(f"expected an nn.Module, got {type(model).__name__}")
-    if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0 <= p < 1:
+    if isinstance(p, bool) or not isinstance(p, (int, float)):
+        raise TypeError(f"expected p as a float in [0, 1), got {p!r}")
+    if not 0 <= p < 1:
         raise ValueError(f"expected p in [0, 1), got {p!r}")
     count = 0
     for module in model.modules():
@@ -157,21 +207,52 @@ def set_dropout(model: nn.Module, p: float) -> int:
     return count
 
 
+def _check_batch(batch: object, name: str = "batch") -> None:
+    # A padded batch: a mapping with `input_ids` (and usually `attention_mask`).
+    if not isinstance(batch, Mapping) or "input_ids" not in batch:
+        got = sorted(batch) if isinstance(batch, Mapping) else type(batch).__name__
+        raise TypeError(
+            f"expected {name} as a mapping with 'input_ids' and 'attention_mask' "
+            f"(as PaddingCollator makes it), got {got}"
+        )
+
+
+def _int64_ids(ids: object) -> object:
+    # Token ids of any integer dtype, read as int64 (what nn.Embedding needs).
+    if (
+        isinstance(ids, Tensor)
+        and not ids.is_floating_point()
+        and not ids.is_complex()
+        and ids.dtype not in (torch.bool, torch.long)
+    ):
+        return ids.long()
+    return ids
+
+
 def sentence_embeddings(encoder: nn.Module, batch: Mapping[str, Tensor]) -> Tensor:
     """Mean-pooled sentence vectors (b, d) for a padded batch, with gradients.
 
     `batch` holds `input_ids` (b, n) and `attention_mask` (b, n), as
-    `PaddingCollator` makes them, and optionally `token_type_ids`. The vectors
-    are not normalised: the losses compare them by cosine. Dropout acts if the
-    encoder is in training mode.
+    `PaddingCollator` makes them, and optionally `token_type_ids`; ids of any
+    integer dtype are read as int64. The vectors are not normalised: the
+    losses compare them by cosine. Dropout acts if the encoder is in training
+    mode. An empty batch gives a (0, d) tensor. Raises `TypeError` when
+    `encoder` is not an `nn.Module` or `batch` not a mapping with `input_ids`;
+    the encoder and `mean_pool` raise for bad ids and masks.
+
+    Example::
+
+        batch = PaddingCollator(0)([{"input_ids": ids} for ids in tokenized])
+        sentence_embeddings(encoder, batch)  # (b, d_model)
     """
-    if not isinstance(batch, Mapping) or "input_ids" not in batch:
+    if not isinstance(encoder, nn.Module):
         raise TypeError(
-            "expected batch as a mapping with 'input_ids' and 'attention_mask', got "
-            f"{type(batch).__name__}"
+            f"expected encoder as an nn.Module, got {type(encoder).__name__}"
         )
+    _check_batch(batch)
     mask = batch.get("attention_mask")
-    h = encoder(batch["input_ids"], mask, batch.get("token_type_ids"))  # (b, n, d)
+    ids, types = _int64_ids(batch["input_ids"]), _int64_ids(batch.get("token_type_ids"))
+    h = encoder(ids, mask, types)  # (b, n, d)
     return mean_pool(h, mask)
 
 
@@ -180,15 +261,32 @@ def unsupervised_simcse_loss(
 ) -> Tensor:
     """Unsupervised SimCSE: each sentence, encoded twice, is its own positive.
 
-    The batch of b sentences is stacked on itself and encoded in one pass of 2b
-    rows, so each copy draws its own dropout masks (Gao, Yao & Chen, 2021,
-    arXiv:2104.08821, do the same). The two views of sentence i are a positive
-    pair and the other b - 1 sentences are negatives: `info_nce_loss` between
-    the first and the second copies. Dropout must be on (`encoder.train()`, p > 0):
-    without it the views are identical. Fits `train(model, loss_fn, ...)` as
-    `loss_fn`.
+    The batch of b sentences (`input_ids` and `attention_mask`, (b, n) each) is
+    stacked on itself and encoded in one pass of 2b rows, so each copy draws
+    its own dropout masks (Gao, Yao & Chen, 2021, arXiv:2104.08821, do the
+    same). The two views of sentence i are a positive pair and the other b - 1
+    sentences are negatives: `info_nce_loss` between the first and the second
+    copies. Dropout must be on (`encoder.train()`, p > 0): without it the views
+    are identical. Fits `train(model, loss_fn, ...)` as `loss_fn`. Returns a
+    scalar tensor. Raises `TypeError` when `batch` is not a mapping with
+    `input_ids` and `attention_mask`, and as `info_nce_loss` does.
+
+    Example::
+
+        train(encoder, unsupervised_simcse_loss, loader, steps=60, lr=3e-3)
     """
+    _check_batch(batch)
+    if "attention_mask" not in batch:
+        raise TypeError(
+            f"expected batch with 'attention_mask' too, got keys {sorted(batch)}"
+        )
+    _check_temperature(temperature)
     ids, mask = batch["input_ids"], batch["attention_mask"]
+    if not isinstance(ids, Tensor) or not isinstance(mask, Tensor):
+        raise TypeError(
+            "expected input_ids and attention_mask as tensors, got "
+            f"{type(ids).__name__} and {type(mask).__name__}"
+        )
     twice = {
         "input_ids": torch.cat([ids, ids]),
         "attention_mask": torch.cat([mask, mask]),
@@ -204,18 +302,39 @@ class PairCollator:
     """Pad (anchor, positive[, negative]) examples into one batch per column.
 
     Each example maps "anchor", "positive" and optionally "negative" to a list
-    of token ids; every example must have the same columns. The batch maps each
-    column to its own padded batch (`input_ids`, `attention_mask`), as
+    of token ids; every example must have the same columns. A call on b
+    examples returns a dict mapping each column to its own padded batch,
+    `input_ids` and `attention_mask` of shape (b, n_column), as
     `PaddingCollator` makes them. Pass it as a `DataLoader`'s `collate_fn` for
-    `supervised_simcse_loss`.
+    `supervised_simcse_loss`. Raises `TypeError` for a `pad_token_id` that is not
+    an int or examples that are not a list of mappings; `ValueError` for a
+    negative `pad_token_id`, an empty batch or examples without "anchor" and
+    "positive" or with differing columns.
+
+    Example::
+
+        collate = PairCollator(pad_token_id=0)
+        collate([{"anchor": [2, 7, 3], "positive": [2, 8, 9, 3]}])["positive"]
     """
 
     def __init__(self, pad_token_id: int) -> None:
         self.pad = PaddingCollator(pad_token_id, label_key="__none__")
 
     def __call__(self, examples: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+        if isinstance(examples, (str, bytes, Mapping)) or not isinstance(
+            examples, Sequence
+        ):
+            raise TypeError(
+                f"expected a list of examples, got {type(examples).__name__}"
+            )
         if not examples:
             raise ValueError("expected at least one example, got an empty batch")
+        for i, example in enumerate(examples):
+            if not isinstance(example, Mapping):
+                raise TypeError(
+                    f"expected examples as mappings of columns to ids, got "
+                    f"{type(example).__name__} at index {i}"
+                )
         columns = [c for c in _PAIR_COLUMNS if c in examples[0]]
         if columns[:2] != ["anchor", "positive"]:
             raise ValueError(
@@ -230,6 +349,9 @@ class PairCollator:
                 )
         return {c: self.pad([{"input_ids": e[c]} for e in examples]) for c in columns}
 
+    def __repr__(self) -> str:
+        return f"PairCollator(pad_token_id={self.pad.pad_token_id})"
+
 
 def supervised_simcse_loss(
     encoder: nn.Module, batch: Mapping[str, Any], temperature: float = 0.05
@@ -237,19 +359,41 @@ def supervised_simcse_loss(
     """Supervised SimCSE: InfoNCE over labelled (anchor, positive[, negative]) pairs.
 
     `batch` maps "anchor", "positive" and optionally "negative" to padded batches
-    (`PairCollator` makes them). All columns are encoded in one pass; anchor i's
-    positive is positive i, and every other positive and every negative of the
-    batch is a negative for it (Gao, Yao & Chen, 2021, arXiv:2104.08821, with
-    NLI entailments as positives and contradictions as hard negatives). Fits
-    `train(model, loss_fn, ...)` as `loss_fn`.
+    (`input_ids` and `attention_mask`, (b, n_column) each; `PairCollator` makes
+    them). All columns are encoded in one pass; anchor i's positive is positive
+    i, and every other positive and every negative of the batch is a negative
+    for it (Gao, Yao & Chen, 2021, arXiv:2104.08821, with NLI entailments as
+    positives and contradictions as hard negatives). Fits `train(model,
+    loss_fn, ...)` as `loss_fn`. Returns a scalar tensor. Raises `TypeError`
+    when `batch` is not a mapping of such batches, `ValueError` without
+    "anchor" and "positive", and as `info_nce_loss` does.
+
+    Example::
+
+        loader = data_loader(pairs, PairCollator(0), batch_size=64)
+        train(encoder, supervised_simcse_loss, loader, steps=60, lr=3e-3)
     """
+    if not isinstance(batch, Mapping):
+        raise TypeError(
+            f"expected batch as a mapping of columns (as PairCollator makes it), got "
+            f"{type(batch).__name__}"
+        )
     columns = [c for c in _PAIR_COLUMNS if c in batch]
     if columns[:2] != ["anchor", "positive"]:
         raise ValueError(
             "expected a batch with 'anchor' and 'positive' (and optionally "
             f"'negative'), got keys {sorted(batch)}"
         )
+    _check_temperature(temperature)
     parts = [batch[c] for c in columns]
+    for column, part in zip(columns, parts, strict=True):
+        _check_batch(part, f"batch[{column!r}]")
+        if not isinstance(part.get("attention_mask"), Tensor) or not isinstance(
+            part["input_ids"], Tensor
+        ):
+            raise TypeError(
+                f"expected batch[{column!r}] with input_ids and attention_mask tensors"
+            )
     width = max(part["input_ids"].shape[1] for part in parts)
 
     def widen(t: Tensor) -> Tensor:  # pad (b, n) to (b, width) with zeros
@@ -278,6 +422,24 @@ def _average_ranks(x: Tensor) -> Tensor:
     return ranks
 
 
+def _as_scores(values: object, name: str) -> Tensor:
+    # A 1-D float64 tensor of finite numbers, or a clear error.
+    if values is None or isinstance(values, (str, bytes, Mapping, set, frozenset)):
+        raise TypeError(
+            f"expected {name} as a sequence of numbers or a tensor, got "
+            f"{type(values).__name__}"
+        )
+    try:
+        x = torch.as_tensor(values, dtype=torch.float64)
+    except (TypeError, ValueError, RuntimeError):
+        raise TypeError(f"expected {name} as numbers, got {values!r:.60}") from None
+    if x.dim() != 1:
+        raise ValueError(f"expected {name} of shape (n,), got {tuple(x.shape)}")
+    if not torch.isfinite(x).all():
+        raise ValueError(f"expected finite numbers in {name}, got NaN or infinity")
+    return x.cpu()
+
+
 def spearman_correlation(
     x: Sequence[float] | Tensor, y: Sequence[float] | Tensor
 ) -> float:
@@ -286,15 +448,29 @@ def spearman_correlation(
     The Pearson correlation of their ranks, in float64; tied values get the mean
     of their ranks, as in `scipy.stats.spearmanr`. Only the order of the values
     matters, so a model that ranks sentence pairs in the gold order scores 1.
+    `x` and `y` are 1-D, (n,) each, n >= 2. Returns a float in [-1, 1]. Raises
+    `TypeError` for inputs that are not sequences of numbers, and `ValueError`
+    for shapes other than (n,), different lengths, n < 2, NaN or infinite
+    values, or a sequence whose values are all equal (no ranking: the
+    correlation is undefined).
+
+    Example::
+
+        spearman_correlation([1.0, 2.0, 3.0], [10, 30, 20])  # 0.5, to rounding
     """
-    x = torch.as_tensor(x, dtype=torch.float64).flatten().cpu()
-    y = torch.as_tensor(y, dtype=torch.float64).flatten().cpu()
+    x, y = _as_scores(x, "x"), _as_scores(y, "y")
     if len(x) != len(y) or len(x) < 2:
         raise ValueError(
             f"expected two sequences of the same length >= 2, got {len(x)} and {len(y)}"
         )
     rx, ry = _average_ranks(x), _average_ranks(y)
     rx, ry = rx - rx.mean(), ry - ry.mean()
+    for name, r in (("x", rx), ("y", ry)):
+        if not r.any():
+            raise ValueError(
+                f"expected {name} with at least two different values, got all equal: "
+                "the rank correlation is undefined"
+            )
     return float((rx @ ry) / (rx.norm() * ry.norm()))
 
 
@@ -309,13 +485,40 @@ def sts_spearman(
     `encode` maps a list of sentences to a (n, d) array (a `SentenceEncoder`'s
     `encode`, or sentence-transformers' `SentenceTransformer.encode`); pair i is
     (first[i], second[i]) with gold score scores[i]. This is the STS Benchmark's
-    metric (Cer et al., 2017, arXiv:1708.00055) as sentence-transformers reports it.
+    metric (Cer et al., 2017, arXiv:1708.00055) as sentence-transformers reports
+    it. Returns a float in [-100, 100]. Raises `TypeError` when `encode` is not
+    callable or the sentences are not lists of str, and `ValueError` when the
+    three lists differ in length, `encode` returns another shape than (2p, d)
+    for p pairs, or as `spearman_correlation` does.
+
+    Example::
+
+        sts = load_sts_benchmark()
+        sts_spearman(model.encode, sts.first, sts.second, sts.scores)  # about 82
     """
+    if not callable(encode):
+        raise TypeError(f"expected encode as a callable, got {encode!r}")
+    for name, texts in (("first", first), ("second", second)):
+        if isinstance(texts, (str, bytes)) or not isinstance(texts, Sequence):
+            raise TypeError(f"expected {name} as a list of str, got {texts!r:.60}")
+        for i, text in enumerate(texts):
+            if not isinstance(text, str):
+                raise TypeError(
+                    f"expected {name} as a list of str, got {type(text).__name__} "
+                    f"at index {i}"
+                )
+    if isinstance(scores, (str, bytes)) or not hasattr(scores, "__len__"):
+        raise TypeError(f"expected scores as a sequence of numbers, got {scores!r:.60}")
     if not len(first) == len(second) == len(scores):
         raise ValueError(
             f"expected first, second and scores of one length, got {len(first)}, "
             f"{len(second)} and {len(scores)}"
         )
     vectors = torch.as_tensor(encode(list(first) + list(second))).float()
+    if vectors.dim() != 2 or vectors.shape[0] != 2 * len(first):
+        raise ValueError(
+            f"expected encode to return ({2 * len(first)}, d) for "
+            f"{2 * len(first)} sentences, got {tuple(vectors.shape)}"
+        )
     a, b = vectors[: len(first)], vectors[len(first) :]
     return 100 * spearman_correlation(F.cosine_similarity(a, b, dim=-1), scores)

@@ -13,6 +13,7 @@ __all__ = [
     "WORD_ORDER_ANIMALS",
     "WORD_ORDER_PEOPLE",
     "WORD_ORDER_VERBS",
+    "WORD_ORDER_PARTICIPLES",
     "WORD_ORDER_ADJECTIVES",
     "WORD_ORDER_LABELS",
     "word_order_sentence",
@@ -32,11 +33,28 @@ import random
 import socket
 import threading
 from collections.abc import Iterable, Mapping, Sequence
+from numbers import Integral
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import torch
 from torch import Tensor
+
+if TYPE_CHECKING:  # for type hints only: the functions import them when called
+    import datasets
+
+    from encoderlib.tokenization import WordPieceTokenizer
+
+
+def _check_seed(seed: object, name: str = "seed") -> int:
+    # A seed every random source of the book accepts, as `set_seed` does: an int
+    # in [-2**63, 2**64), the range of torch.Generator.manual_seed.
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise TypeError(f"expected {name} as an int, got {seed!r}")
+    if not -(2**63) <= seed < 2**64:
+        raise ValueError(f"expected {name} in [-2**63, 2**64), got {seed}")
+    return seed
+
 
 WORD_ORDER_ANIMALS = (
     "dog", "cat", "horse", "cow", "goat", "sheep",
@@ -50,6 +68,11 @@ WORD_ORDER_VERBS = (
     "chased", "followed", "watched", "pushed", "helped", "found",
     "bit", "kicked", "saw", "heard", "called", "ignored",
 )  # fmt: skip
+# The passive needs the past participle: "was bitten by", not "was bit by".
+WORD_ORDER_PARTICIPLES = {verb: verb for verb in WORD_ORDER_VERBS} | {
+    "bit": "bitten",
+    "saw": "seen",
+}
 WORD_ORDER_ADJECTIVES = (
     "old", "young", "small", "big", "tired", "happy", "angry", "quiet",
 )  # fmt: skip
@@ -66,12 +89,40 @@ def word_order_sentence(
 ) -> str:
     """One sentence of the word-order task: who (`agent`) did what to whom.
 
-    Active: "the old dog chased the teacher". Passive: "the teacher was chased
-    by the old dog". The adjectives are optional ("" for none).
+    `verb` is in the past tense, as in `WORD_ORDER_VERBS`. Active: "the old dog
+    chased the teacher". Passive: "the teacher was chased by the old dog", with
+    the verb's past participle from `WORD_ORDER_PARTICIPLES` ("the teacher was
+    bitten by the dog"). The adjectives are optional ("" for none). Raises
+    `TypeError` when an argument is not a str (a bool for `passive`), and
+    `ValueError` for a passive sentence whose verb has no known participle.
+
+    Example::
+
+        word_order_sentence("dog", "bit", "judge")  # 'the dog bit the judge'
+        word_order_sentence("dog", "bit", "judge", passive=True)  # '... bitten ...'
     """
+    words = {
+        "agent": agent,
+        "verb": verb,
+        "patient": patient,
+        "agent_adjective": agent_adjective,
+        "patient_adjective": patient_adjective,
+    }
+    for name, word in words.items():
+        if not isinstance(word, str):
+            raise TypeError(f"expected {name} as a str, got {type(word).__name__}")
+    if not isinstance(passive, bool):
+        raise TypeError(f"expected passive as a bool, got {type(passive).__name__}")
     a = " ".join(w for w in ("the", agent_adjective, agent) if w)
     p = " ".join(w for w in ("the", patient_adjective, patient) if w)
-    return f"{p} was {verb} by {a}" if passive else f"{a} {verb} {p}"
+    if not passive:
+        return f"{a} {verb} {p}"
+    if verb not in WORD_ORDER_PARTICIPLES:
+        raise ValueError(
+            f"expected a verb of WORD_ORDER_VERBS for the passive (its participle "
+            f"is needed), got {verb!r}"
+        )
+    return f"{p} was {WORD_ORDER_PARTICIPLES[verb]} by {a}"
 
 
 def word_order_mirror(text: str) -> str:
@@ -79,7 +130,13 @@ def word_order_mirror(text: str) -> str:
 
     "the old dog chased the teacher" → "the old teacher chased the dog". Every
     word stays (adjectives keep their places), so the mirror has the same bag
-    of words, and the label flips: who acts on whom is reversed.
+    of words, and the label flips: who acts on whom is reversed. Raises
+    `TypeError` for a non-str and `ValueError` unless the sentence names exactly
+    one animal and one person.
+
+    Example::
+
+        word_order_mirror("the dog bit the judge")  # 'the judge bit the dog'
     """
     if not isinstance(text, str):
         raise TypeError(f"expected text as a str, got {type(text).__name__}")
@@ -97,7 +154,7 @@ def word_order_mirror(text: str) -> str:
 
 def make_word_order_dataset(
     n_train: int = 2000, n_test: int = 500, seed: int = 0, passive: float = 0.0
-):
+) -> "datasets.DatasetDict":
     """The book's own classification task, which a bag of words cannot solve.
 
     Every sentence names one animal and one person, and one of them acts on the
@@ -108,18 +165,33 @@ def make_word_order_dataset(
     animal, the person, the verb (12 of each) are drawn uniformly, each noun gets
     one of 8 adjectives with probability 1/2, and the sentence is in the
     passive voice ("the teacher was chased by the old dog") with probability
-    `passive`. A sentence drawn twice is drawn again, so no sentence is in both
-    splits. Swapping the two nouns (`word_order_mirror`) keeps every word and
-    flips the label, and both orders are equally likely: given the words alone,
-    each label has probability 1/2, so any bag-of-words classifier is at
-    chance. Returns a `datasets.DatasetDict` with "train" and "test" splits of
-    columns `text` and `label` (a `ClassLabel` named by `WORD_ORDER_LABELS`).
+    `passive`. The training split is drawn first. A sentence drawn twice is drawn
+    again, and so is a test sentence whose bag of words (the words, counted,
+    in any order) belongs to a training sentence: no test sentence is a
+    training sentence, its mirror or any other reordering of one, so the test
+    split measures what was learned, not what was memorised. Swapping the two
+    nouns (`word_order_mirror`) keeps every word and flips the label, and both
+    orders are equally likely: given the words alone, each label has
+    probability 1/2, so any bag-of-words classifier is at chance. Returns a
+    `datasets.DatasetDict` with "train" and "test" splits of columns `text` and
+    `label` (a `ClassLabel` named by `WORD_ORDER_LABELS`). Raises `TypeError`
+    for arguments of the wrong type and `ValueError` for negative sizes, a
+    seed outside [-2**63, 2**64), a `passive` outside [0, 1], or more sentences than
+    the recipe draws quickly.
+
+    Example::
+
+        task = make_word_order_dataset(n_train=8, n_test=4)
+        task["train"][0]  # {'text': 'the ... the ...', 'label': 0 or 1}
     """
     import datasets
 
-    for name, value in (("n_train", n_train), ("n_test", n_test), ("seed", seed)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise ValueError(f"expected {name} as an int >= 0, got {value!r}")
+    _check_seed(seed)
+    for name, value in (("n_train", n_train), ("n_test", n_test)):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"expected {name} as an int, got {value!r}")
+        if value < 0:
+            raise ValueError(f"expected {name} >= 0, got {value!r}")
     if isinstance(passive, bool) or not isinstance(passive, (int, float)):
         raise TypeError(f"expected passive as a float in [0, 1], got {passive!r}")
     if not 0.0 <= passive <= 1.0:
@@ -129,14 +201,21 @@ def make_word_order_dataset(
     per_label = (
         len(WORD_ORDER_ANIMALS) * len(WORD_ORDER_PEOPLE) * len(WORD_ORDER_VERBS)
     ) * (adjectives * voices)
-    capacity = per_label // 2  # at most half of them: redrawing stays quick
-    if (n_train + 1) // 2 + (n_test + 1) // 2 > capacity:
+    # A training sentence rules out at most two test sentences of each label
+    # (the reorderings of its words): with at most a quarter of a label's
+    # sentences in use, at least half of every draw is accepted.
+    capacity = per_label // 4
+    if n_train + n_test > capacity:
         raise ValueError(
-            f"expected at most {2 * capacity:,} sentences in all, got "
+            f"expected at most {capacity:,} sentences in all, got "
             f"n_train={n_train} and n_test={n_test}"
         )
     rng = random.Random(seed)
     seen: set[str] = set()
+    training_bags: set[tuple[str, ...]] = set()
+
+    def bag(text: str) -> tuple[str, ...]:  # the words, counted, in no order
+        return tuple(sorted(text.split()))
 
     def sentence(label: int) -> str:
         animal = rng.choice(WORD_ORDER_ANIMALS)
@@ -152,13 +231,13 @@ def make_word_order_dataset(
             agent, verb, patient, voice, agent_adjective, patient_adjective
         )
 
-    def draw(count: int) -> dict[str, list]:
+    def draw(count: int, held_out: bool) -> dict[str, list]:
         labels = [i % 2 for i in range(count)]
         rng.shuffle(labels)
         texts = []
         for label in labels:
             text = sentence(label)
-            while text in seen:
+            while text in seen or (held_out and bag(text) in training_bags):
                 text = sentence(label)
             seen.add(text)
             texts.append(text)
@@ -170,7 +249,9 @@ def make_word_order_dataset(
             "label": datasets.ClassLabel(names=list(WORD_ORDER_LABELS)),
         }
     )
-    splits = {"train": draw(n_train), "test": draw(n_test)}
+    train = draw(n_train, held_out=False)
+    training_bags.update(bag(text) for text in train["text"])
+    splits = {"train": train, "test": draw(n_test, held_out=True)}
     return datasets.DatasetDict(
         {
             name: datasets.Dataset.from_dict(split, features=features)
@@ -292,7 +373,7 @@ def load_text_classification(
     path: str | Path | None = None,
     verbose: bool = True,
     cache_dir: str | Path | None = None,
-):
+) -> "datasets.DatasetDict":
     """A text-classification data set: "train" and "test" of `text` and `label`.
 
     `name` is "ag_news" (news topics, 4 classes), "imdb" (film reviews, 2),
@@ -307,12 +388,31 @@ def load_text_classification(
     word-order task instead. With `verbose` it prints one line saying which
     data set it returns and why. The label is always a `ClassLabel`, whose
     `names` say what the classes are. `cache_dir` goes to `load_dataset`.
+    Returns a `datasets.DatasetDict`. Raises `TypeError` when `name` is not a
+    str, `path` or `cache_dir` not a str or Path, or `verbose` not a bool;
+    `ValueError` for an unknown name, a `path` for the word-order task, or a
+    local copy without the expected splits and columns; `FileNotFoundError`
+    when `path` holds no parquet files.
+
+    Example::
+
+        news = load_text_classification("ag_news")  # offline: the word-order task
+        news["train"].features["label"].names  # what the classes are
     """
     import datasets
 
     choices = (*TEXT_CLASSIFICATION_DATASETS, "word_order")
+    if not isinstance(name, str):
+        raise TypeError(f"expected name as a str, one of {choices}, got {name!r}")
     if name not in choices:
         raise ValueError(f"expected name in {choices}, got {name!r}")
+    for argument, value in (("path", path), ("cache_dir", cache_dir)):
+        if value is not None and not isinstance(value, (str, Path)):
+            raise TypeError(
+                f"expected {argument} as a str or Path, got {type(value).__name__}"
+            )
+    if not isinstance(verbose, bool):
+        raise TypeError(f"expected verbose as a bool, got {verbose!r}")
 
     def report(message: str) -> None:
         if verbose:
@@ -353,7 +453,11 @@ def load_text_classification(
     return dataset
 
 
-def restrict_vocabulary(tokenizer, texts: Iterable[str], keep_characters: bool = True):
+def restrict_vocabulary(
+    tokenizer: "WordPieceTokenizer",
+    texts: Iterable[str],
+    keep_characters: bool = True,
+) -> "WordPieceTokenizer":
     """A smaller WordPiece tokenizer that cuts `texts` exactly as `tokenizer` does.
 
     A tiny model trained on a small corpus needs only the pieces that corpus
@@ -363,7 +467,15 @@ def restrict_vocabulary(tokenizer, texts: Iterable[str], keep_characters: bool =
     special tokens, every piece the tokenizer produces on `texts` and, with
     `keep_characters`, every single-character piece ("a", "##a", …), so that a
     new word still splits into known pieces rather than becoming [UNK]. On
-    `texts` the new tokenizer gives the same tokens (with new ids).
+    `texts` the new tokenizer gives the same tokens (with new ids). Returns
+    the new `WordPieceTokenizer`. Raises `TypeError` when `tokenizer` is not a
+    `WordPieceTokenizer`, `texts` is a single str or not an iterable of str, or
+    `keep_characters` is not a bool.
+
+    Example::
+
+        small = restrict_vocabulary(WordPieceTokenizer.from_minilm(), ["the dog"])
+        small.tokenize("the dog")  # ['the', 'dog'], as the full vocabulary cuts it
     """
     from encoderlib.tokenization import SPECIAL_TOKENS, WordPieceTokenizer
 
@@ -373,6 +485,10 @@ def restrict_vocabulary(tokenizer, texts: Iterable[str], keep_characters: bool =
         )
     if isinstance(texts, str):
         raise TypeError("expected a list of str, got a single str")
+    if not isinstance(texts, Iterable):
+        raise TypeError(f"expected a list of str, got {type(texts).__name__}")
+    if not isinstance(keep_characters, bool):
+        raise TypeError(f"expected keep_characters as a bool, got {keep_characters!r}")
     used = set(SPECIAL_TOKENS) & set(tokenizer.vocab)
     for i, text in enumerate(texts):  # a list, or a data set's column
         if not isinstance(text, str):
@@ -394,21 +510,57 @@ def restrict_vocabulary(tokenizer, texts: Iterable[str], keep_characters: bool =
 
 
 def tokenize_dataset(
-    dataset,
-    tokenizer,
+    dataset: "datasets.Dataset",
+    tokenizer: Any,
     text_column: str = "text",
     pair_column: str | None = None,
     max_length: int = 128,
     keep_columns: Sequence[str] = ("label",),
-):
+) -> "datasets.Dataset":
     """Tokenize a Hugging Face `Dataset` with `Dataset.map(batched=True)`.
 
     Adds `input_ids` (and `token_type_ids` when `pair_column` names a second
     text, as for sentence pairs) made by `tokenizer` (a chapter-2 tokenizer),
-    cut to `max_length` ids with [CLS] and [SEP] kept. No padding happens here:
-    `PaddingCollator` pads each batch to its own longest example. Columns other
-    than `keep_columns` are dropped. Returns the new `Dataset`.
+    cut to `max_length` ids with [CLS] and [SEP] kept: row i holds a list of
+    n_i ids, n_i <= max_length. No padding happens here: `PaddingCollator`
+    pads each batch to its own longest example. Columns other than
+    `keep_columns` are dropped. Returns the new `Dataset` (an empty one stays
+    empty). Raises `TypeError` when `dataset` is not a `datasets.Dataset`,
+    `tokenizer` has no `encode`, a column name is not a str, `keep_columns` is
+    a single str, `max_length` is not an int, or a text is not a str;
+    `ValueError` for a column the data set lacks or `max_length` < 2.
+
+    Example::
+
+        ids = tokenize_dataset(task["train"], tokenizer, max_length=32)
+        ids[0]  # {'label': 1, 'input_ids': [2, 1002, ..., 3]}
     """
+    import datasets
+
+    if not isinstance(dataset, datasets.Dataset):
+        raise TypeError(
+            f"expected a datasets.Dataset, got {type(dataset).__name__}; a "
+            "DatasetDict holds several: pass one split, e.g. task['train']"
+        )
+    needs = "encode" if pair_column is None else "encode_pair"
+    if not callable(getattr(tokenizer, needs, None)):
+        raise TypeError(
+            f"expected a chapter-2 tokenizer (with .{needs}), got "
+            f"{type(tokenizer).__name__}"
+        )
+    for name, column in (("text_column", text_column), ("pair_column", pair_column)):
+        if column is not None and not isinstance(column, str):
+            raise TypeError(f"expected {name} as a str, got {column!r}")
+    if isinstance(keep_columns, str) or not isinstance(keep_columns, Iterable):
+        raise TypeError(
+            f"expected keep_columns as a list of column names, got {keep_columns!r}"
+        )
+    if isinstance(max_length, bool) or not isinstance(max_length, int):
+        raise TypeError(f"expected max_length as an int, got {max_length!r}")
+    if max_length < 2:
+        raise ValueError(
+            f"expected max_length >= 2 ([CLS] and [SEP]), got {max_length}"
+        )
     for column in (text_column, pair_column):
         if column is not None and column not in dataset.column_names:
             raise ValueError(
@@ -432,26 +584,80 @@ def tokenize_dataset(
         }
 
     drop = [c for c in dataset.column_names if c not in keep_columns]
+    if len(dataset) == 0:  # map() would add no column: give the empty ones by hand
+        ids = datasets.Sequence(datasets.Value("int32"))
+        added = ["input_ids"] + ([] if pair_column is None else ["token_type_ids"])
+        features = {
+            c: dataset.features[c] for c in dataset.column_names if c not in drop
+        }
+        features.update({name: ids for name in added})
+        columns = {name: [] for name in features}
+        return datasets.Dataset.from_dict(columns, features=datasets.Features(features))
     return dataset.map(encode, batched=True, remove_columns=drop)
+
+
+def _as_ids(value: Any, what: str) -> Tensor:
+    # One example's ids as a 1-D int64 tensor: from a list of ints or an integer
+    # tensor of any integer dtype (uint8 ids are ids, never a mask).
+    if isinstance(value, Tensor):
+        if value.is_floating_point() or value.is_complex() or value.dtype == torch.bool:
+            raise TypeError(f"expected {what} as integers, got dtype {value.dtype}")
+        ids = value.to(torch.long)
+    else:
+        if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+            raise TypeError(f"expected {what} as a list of ints, got {value!r:.60}")
+        for token in value:
+            if isinstance(token, bool) or not isinstance(token, Integral):
+                raise TypeError(
+                    f"expected {what} as a list of ints, got {type(token).__name__} "
+                    f"{token!r:.20} in it"
+                )
+        ids = torch.tensor(list(value), dtype=torch.long)
+    if ids.dim() != 1:
+        raise ValueError(f"expected {what} of shape (n,), got {tuple(ids.shape)}")
+    return ids
 
 
 class PaddingCollator:
     """Turn a list of tokenized examples into one padded batch of tensors.
 
-    Each example is a mapping with `input_ids` (a list of ints), optionally
-    `token_type_ids` and a label under `label_key` ("label" by default). The
-    batch is padded to its own longest example (dynamic padding: a batch of
-    short sentences stays short) with `pad_token_id`, and gets an
-    `attention_mask` (1 = real token, 0 = padding, int64 as in Hugging Face).
-    Labels come back under "labels". Pass it as a `DataLoader`'s `collate_fn`.
+    Each example is a mapping with `input_ids` (a list of n_i ints, or a 1-D
+    integer tensor), optionally `token_type_ids` (as long) and a label under
+    `label_key` ("label" by default); every example has the same keys. The
+    batch of b examples is padded to its own longest, n = max n_i (dynamic
+    padding: a batch of short sentences stays short) with `pad_token_id`:
+    `input_ids` (b, n) and `attention_mask` (b, n) (1 = real token, 0 =
+    padding, int64 as in Hugging Face), `token_type_ids` (b, n) when the
+    examples have them, and labels (b,) under "labels". Pass it as a
+    `DataLoader`'s `collate_fn`. Raises `TypeError` for a `pad_token_id` or
+    `label_key` of the wrong type, examples that are not a list of mappings with
+    `input_ids`, ids that are not integers or labels that are not ints; and
+    `ValueError` for a negative id, an empty batch, examples whose keys differ,
+    or `token_type_ids` not as long as their `input_ids`.
+
+    Example::
+
+        collate = PaddingCollator(pad_token_id=0)
+        collate([{"input_ids": [2, 7, 3]}, {"input_ids": [2, 3]}])["input_ids"]
+        # tensor([[2, 7, 3], [2, 3, 0]])
     """
 
     def __init__(self, pad_token_id: int, label_key: str = "label") -> None:
         if isinstance(pad_token_id, bool) or not isinstance(pad_token_id, int):
             raise TypeError(f"expected pad_token_id as an int, got {pad_token_id!r}")
+        if pad_token_id < 0:
+            raise ValueError(f"expected pad_token_id >= 0, got {pad_token_id}")
+        if not isinstance(label_key, str):
+            raise TypeError(f"expected label_key as a str, got {label_key!r}")
         self.pad_token_id, self.label_key = pad_token_id, label_key
 
     def __call__(self, examples: Sequence[Mapping[str, Any]]) -> dict[str, Tensor]:
+        if isinstance(examples, (str, bytes, Mapping)) or not isinstance(
+            examples, Sequence
+        ):
+            raise TypeError(
+                f"expected a list of examples, got {type(examples).__name__}"
+            )
         if not examples:
             raise ValueError("expected at least one example, got an empty batch")
         for i, example in enumerate(examples):
@@ -460,26 +666,58 @@ class PaddingCollator:
                     "expected examples as mappings with 'input_ids', got "
                     f"{type(example).__name__} at index {i}"
                 )
-        n = max(len(example["input_ids"]) for example in examples)
+        with_types = "token_type_ids" in examples[0]
+        with_labels = self.label_key in examples[0]
+        rows, types, labels = [], [], []
+        for i, example in enumerate(examples):
+            for key, wanted in (
+                ("token_type_ids", with_types),
+                (self.label_key, with_labels),
+            ):
+                if (key in example) != wanted:
+                    raise ValueError(
+                        f"expected every example to {'have' if wanted else 'lack'} "
+                        f"{key!r}, as the first does; index {i} differs"
+                    )
+            ids = _as_ids(example["input_ids"], f"input_ids at index {i}")
+            if ids.numel() and ids.min() < 0:
+                raise ValueError(
+                    f"expected input_ids >= 0, got {int(ids.min())} at index {i}"
+                )
+            rows.append(ids)
+            if with_types:
+                row_types = _as_ids(example["token_type_ids"], f"token_type_ids at {i}")
+                if len(row_types) != len(ids):
+                    raise ValueError(
+                        f"expected token_type_ids as long as input_ids ({len(ids)}) at "
+                        f"index {i}, got {len(row_types)}"
+                    )
+                types.append(row_types)
+            if with_labels:
+                label = example[self.label_key]
+                if isinstance(label, Tensor) and label.dim() == 0:
+                    label = label.item()
+                if isinstance(label, bool) or not isinstance(label, Integral):
+                    raise TypeError(
+                        f"expected {self.label_key!r} as an int class id, got "
+                        f"{label!r} at index {i}"
+                    )
+                labels.append(int(label))
+        n = max(len(ids) for ids in rows)
         b = len(examples)
         batch = {
             "input_ids": torch.full((b, n), self.pad_token_id, dtype=torch.long),
             "attention_mask": torch.zeros((b, n), dtype=torch.long),
         }
-        with_types = "token_type_ids" in examples[0]
         if with_types:
             batch["token_type_ids"] = torch.zeros((b, n), dtype=torch.long)
-        for row, example in enumerate(examples):
-            ids = torch.as_tensor(example["input_ids"], dtype=torch.long)
+        for row, ids in enumerate(rows):
             batch["input_ids"][row, : len(ids)] = ids
             batch["attention_mask"][row, : len(ids)] = 1
             if with_types:
-                types = torch.as_tensor(example["token_type_ids"], dtype=torch.long)
-                batch["token_type_ids"][row, : len(types)] = types
-        if self.label_key in examples[0]:
-            batch["labels"] = torch.as_tensor(
-                [example[self.label_key] for example in examples]
-            )
+                batch["token_type_ids"][row, : len(ids)] = types[row]
+        if with_labels:
+            batch["labels"] = torch.tensor(labels, dtype=torch.long)
         return batch
 
     def __repr__(self) -> str:
@@ -487,8 +725,8 @@ class PaddingCollator:
 
 
 def data_loader(
-    dataset,
-    collate_fn,
+    dataset: Any,
+    collate_fn: Any,
     batch_size: int = 32,
     shuffle: bool = True,
     seed: int = 0,
@@ -498,9 +736,34 @@ def data_loader(
 
     Its own `torch.Generator` draws the order, so the batches of a run do not
     depend on how many random numbers other cells drew before: the same seed
-    gives the same batches, epoch after epoch, on every machine.
+    gives the same batches, epoch after epoch, on every machine. `dataset` is
+    anything with `len()` and indexing (a list of examples, a `datasets.Dataset`);
+    `collate_fn` turns a list of `batch_size` examples into a batch, e.g.
+    `PaddingCollator` into `input_ids` (b, n). Raises `TypeError` when `dataset`
+    has no `len()` or indexing, `collate_fn` is not callable, `batch_size` or
+    `seed` is not an int, or `shuffle` or `drop_last` is not a bool; `ValueError`
+    for `batch_size` < 1 or a seed outside [-2**63, 2**64).
+
+    Example::
+
+        loader = data_loader(tokenized["train"], PaddingCollator(0), batch_size=64)
+        next(iter(loader))["input_ids"].shape  # (64, n): n is this batch's longest
     """
-    generator = torch.Generator().manual_seed(seed)
+    if not (hasattr(dataset, "__len__") and hasattr(dataset, "__getitem__")):
+        raise TypeError(
+            "expected a dataset with len() and indexing (a list, a datasets.Dataset), "
+            f"got {type(dataset).__name__}"
+        )
+    if not callable(collate_fn):
+        raise TypeError(f"expected collate_fn as a callable, got {collate_fn!r}")
+    if isinstance(batch_size, bool) or not isinstance(batch_size, int):
+        raise TypeError(f"expected batch_size as an int, got {batch_size!r}")
+    if batch_size < 1:
+        raise ValueError(f"expected batch_size >= 1, got {batch_size}")
+    for name, flag in (("shuffle", shuffle), ("drop_last", drop_last)):
+        if not isinstance(flag, bool):
+            raise TypeError(f"expected {name} as a bool, got {flag!r}")
+    generator = torch.Generator().manual_seed(_check_seed(seed))
     return torch.utils.data.DataLoader(
         dataset,
         batch_size=batch_size,
@@ -511,27 +774,76 @@ def data_loader(
     )
 
 
-class STSPairs(NamedTuple):
-    """Sentence pairs with gold similarity scores, 0 (unrelated) to 5 (same meaning).
-
-    `first[i]` and `second[i]` form pair i, scored `scores[i]`; `source` says
-    where the pairs were read from.
-    """
-
+class _STSFields(NamedTuple):
     first: list[str]
     second: list[str]
     scores: list[float]
     source: str
 
 
+class STSPairs(_STSFields):
+    """Sentence pairs with gold similarity scores, 0 (unrelated) to 5 (same meaning).
+
+    `first[i]` and `second[i]` form pair i, scored `scores[i]`; `source` says
+    where the pairs were read from. Raises `TypeError` when the sentences are
+    not lists of str, the scores not numbers or `source` not a str, and
+    `ValueError` when the three lists differ in length or a score lies outside
+    [0, 5].
+
+    Example::
+
+        pairs = STSPairs(["A cat sat."], ["A cat was sitting."], [4.8], "by hand")
+        pairs.scores[0]  # 4.8
+    """
+
+    __slots__ = ()
+
+    def __new__(
+        cls, first: list[str], second: list[str], scores: list[float], source: str
+    ) -> "STSPairs":
+        for name, texts in (("first", first), ("second", second)):
+            if not isinstance(texts, list) or not all(
+                isinstance(t, str) for t in texts
+            ):
+                raise TypeError(f"expected {name} as a list of str, got {texts!r:.60}")
+        if not isinstance(scores, list) or not all(
+            isinstance(s, (int, float)) and not isinstance(s, bool) for s in scores
+        ):
+            raise TypeError(f"expected scores as a list of numbers, got {scores!r:.60}")
+        if not isinstance(source, str):
+            raise TypeError(f"expected source as a str, got {source!r}")
+        if not len(first) == len(second) == len(scores):
+            raise ValueError(
+                f"expected first, second and scores of one length, got {len(first)}, "
+                f"{len(second)} and {len(scores)}"
+            )
+        if any(not 0 <= s <= 5 for s in scores):
+            raise ValueError(
+                f"expected scores in [0, 5], got {min(scores)} to {max(scores)}"
+            )
+        return super().__new__(cls, first, second, [float(s) for s in scores], source)
+
+
+_STS_VARIABLE = "ENCODER_BOOK_STS"  # documented in load_sts_benchmark
+
+
 def _shared_sts_path() -> Path:
-    # The project's copy of the STS Benchmark test split, next to the repository
-    # (CI finds shared data at ../shared from the repository root). A
-    # pip-installed encoderlib has no such neighbour: the path does not exist.
+    # The project's copy of the STS Benchmark test split. `ENCODER_BOOK_STS` names
+    # it (the file sts-test.csv, or the folder that holds it); by default it is
+    # ../shared/data/stsbenchmark next to the repository, where CI keeps shared
+    # data. A pip-installed encoderlib has no such neighbour: the path does not
+    # exist, and the loader goes on to the hub.
+    import os
+
     import encoderlib
 
-    root = Path(encoderlib.__file__).resolve().parent.parent
-    return root.parent / "shared" / "data" / "stsbenchmark" / "sts-test.csv"
+    chosen = os.environ.get(_STS_VARIABLE)
+    if chosen:
+        path = Path(chosen).expanduser()
+    else:
+        root = Path(encoderlib.__file__).resolve().parent.parent
+        path = root.parent / "shared" / "data" / "stsbenchmark"
+    return path / "sts-test.csv" if path.is_dir() else path
 
 
 def _read_sts_file(path: Path) -> STSPairs:
@@ -546,7 +858,13 @@ def _read_sts_file(path: Path) -> STSPairs:
                     f"{path}:{number}: expected at least 7 tab-separated fields, "
                     f"got {len(fields)}"
                 )
-            scores.append(float(fields[4]))
+            try:
+                scores.append(float(fields[4]))
+            except ValueError:
+                raise ValueError(
+                    f"{path}:{number}: expected a score in the fifth field, got "
+                    f"{fields[4]!r}"
+                ) from None
             first.append(fields[5])
             second.append(fields[6])
     return STSPairs(first, second, scores, str(path))
@@ -559,15 +877,28 @@ def load_sts_benchmark(
 
     With `path`, reads that file: the original tab-separated layout (genre,
     file, year, id, score, sentence 1, sentence 2, …), split on tabs only, as its
-    sentences hold quote characters. Without it, reads the project's copy at
-    `../shared/data/stsbenchmark/sts-test.csv` next to the repository if it is
-    there; else, with `hub=True` and a network, loads the 1,379 test pairs
-    with `datasets.load_dataset("sentence-transformers/stsb", split="test")`
-    (its scores, 0 to 1, are scaled to 0 to 5). It never hangs: it asks the
-    hub only after chapter 10's fail-fast probe (the offline switches
-    `HF_HUB_OFFLINE` and `HF_DATASETS_OFFLINE`, then one connection attempt of at
-    most 2 seconds). Returns None, and prints why, when no data is available.
+    sentences hold quote characters. Without it, reads the project's copy: the
+    file or folder named by the environment variable `ENCODER_BOOK_STS`, by
+    default `../shared/data/stsbenchmark/sts-test.csv` next to the repository,
+    if it is there; else, with `hub=True` and a network, loads the 1,379 test
+    pairs with `datasets.load_dataset("sentence-transformers/stsb",
+    split="test")` (its scores, 0 to 1, are scaled to 0 to 5). It never hangs:
+    it asks the hub only after chapter 10's fail-fast probe (the offline
+    switches `HF_HUB_OFFLINE` and `HF_DATASETS_OFFLINE`, then one connection
+    attempt of at most 2 seconds). Returns `STSPairs`, or None, and prints why,
+    when no data is available. Raises `TypeError` when `path` is not a str or
+    Path or `hub` not a bool, `FileNotFoundError` when `path` names no file, and
+    `ValueError` for a file not in the tab-separated layout.
+
+    Example::
+
+        sts = load_sts_benchmark()  # None offline without a local copy
+        len(sts.scores)  # 1379
     """
+    if path is not None and not isinstance(path, (str, Path)):
+        raise TypeError(f"expected path as a str or Path, got {type(path).__name__}")
+    if not isinstance(hub, bool):
+        raise TypeError(f"expected hub as a bool, got {hub!r}")
     if path is not None:
         path = Path(path)
         if not path.is_file():

@@ -21,7 +21,11 @@ from torch import Tensor, nn
 
 
 def _check_id_tensor(ids: Tensor, name: str, shape: tuple, upper: int) -> None:
-    """Raise an error unless `ids` is an integer tensor of `shape` in [0, upper)."""
+    """Raise an error unless `ids` is an integer tensor of `shape` in [0, upper).
+
+    Every integer dtype is accepted (uint8, int8 and int16 too); callers turn the
+    ids into int64 before indexing, so uint8 is never read as a boolean mask.
+    """
     if not isinstance(ids, Tensor):
         raise TypeError(f"expected {name} as a torch.Tensor, got {type(ids).__name__}")
     if ids.is_floating_point() or ids.is_complex() or ids.dtype == torch.bool:
@@ -46,6 +50,19 @@ class EncoderEmbeddings(nn.Module):
     learned `nn.Embedding(max_len, d_model)`. `segment_embeddings` is
     `nn.Embedding(type_vocab_size, d_model)`, or None when `type_vocab_size` is 0.
     Tables are initialised as in BERT, N(0, 0.02²), with the `padding_idx` row 0.
+    `eps` defaults to PyTorch's LayerNorm value, 1e-5; BERT and MiniLM use 1e-12
+    (`layer_norm_eps` in their config.json), which chapter 13 passes in when it
+    loads their weights. Ids of any integer dtype are accepted; b = 0 or n = 0
+    gives an empty result of shape (b, n, d_model). Raises TypeError for
+    settings or inputs of the wrong type (float ids among them); ValueError
+    for sizes < 1, `eps` ≤ 0, `dropout` outside [0, 1), a `padding_idx` outside
+    [0, vocab_size), ids out of range, wrong shapes, or a position module whose
+    output does not fit.
+
+    Example::
+
+        embeddings = EncoderEmbeddings(vocab_size=100, d_model=8, max_len=16)
+        embeddings(torch.tensor([[2, 5, 7, 3]])).shape  # torch.Size([1, 4, 8])
     """
 
     def __init__(
@@ -70,6 +87,24 @@ class EncoderEmbeddings(nn.Module):
                 raise TypeError(f"expected {name} as an int, got {value!r}")
             if value < low:
                 raise ValueError(f"expected {name} as an int >= {low}, got {value!r}")
+        if isinstance(eps, bool) or not isinstance(eps, (int, float)):
+            raise TypeError(f"expected eps as a float, got {eps!r}")
+        if not 0 < eps < float("inf"):
+            raise ValueError(f"expected eps > 0 and finite, got eps={eps}")
+        if isinstance(dropout, bool) or not isinstance(dropout, (int, float)):
+            raise TypeError(f"expected dropout as a float, got {dropout!r}")
+        if not 0 <= dropout < 1:
+            raise ValueError(f"expected dropout in [0, 1), got dropout={dropout}")
+        if padding_idx is not None:
+            if isinstance(padding_idx, bool) or not isinstance(padding_idx, int):
+                raise TypeError(
+                    f"expected padding_idx as an int or None, got {padding_idx!r}"
+                )
+            if not 0 <= padding_idx < vocab_size:
+                raise ValueError(
+                    f"expected padding_idx in [0, vocab_size={vocab_size}), "
+                    f"got {padding_idx}"
+                )
         if position_embeddings is not None and not isinstance(
             position_embeddings, nn.Module
         ):
@@ -108,7 +143,11 @@ class EncoderEmbeddings(nn.Module):
         token_type_ids: Tensor | None = None,
         position_ids: Tensor | None = None,
     ) -> Tensor:
-        """(b, n) token ids, optional segment ids and position ids → (b, n, d_model)."""
+        """(b, n) token ids, optional segment ids and position ids → (b, n, d_model).
+
+        `token_type_ids` are (b, n); `position_ids` are (1, n), shared by the
+        batch, or (b, n), and default to 0 … n − 1. Raises as the class says.
+        """
         if not isinstance(input_ids, Tensor):
             raise TypeError(
                 f"expected input_ids as a torch.Tensor, got {type(input_ids).__name__}"
@@ -131,6 +170,8 @@ class EncoderEmbeddings(nn.Module):
             shared = isinstance(position_ids, Tensor) and position_ids.shape[:1] == (1,)
             rows = 1 if shared and position_ids.dim() == 2 else b
             _check_id_tensor(position_ids, "position_ids", (rows, n), self.max_len)
+        # Integer ids of any width index as int64, so uint8 is never a boolean mask.
+        input_ids, position_ids = input_ids.long(), position_ids.long()
         x = self.token_embeddings(input_ids)  # (b, n, d)
         if self.segment_embeddings is not None:
             if token_type_ids is None:
@@ -138,7 +179,7 @@ class EncoderEmbeddings(nn.Module):
             _check_id_tensor(
                 token_type_ids, "token_type_ids", (b, n), self.type_vocab_size
             )
-            x = x + self.segment_embeddings(token_type_ids)
+            x = x + self.segment_embeddings(token_type_ids.long())
         elif token_type_ids is not None:
             raise ValueError(
                 "got token_type_ids, but this layer has no segment embeddings "
@@ -146,7 +187,20 @@ class EncoderEmbeddings(nn.Module):
             )
         # Summed in Hugging Face's order (token + segment, then position), so that
         # results agree bit for bit; (1, n, d) positions broadcast over the batch.
-        x = x + self.position_embeddings(position_ids)
+        positions = self.position_embeddings(position_ids)
+        expected = (position_ids.shape[0], n, self.d_model)
+        if not isinstance(positions, Tensor) or tuple(positions.shape) != expected:
+            got = tuple(positions.shape) if isinstance(positions, Tensor) else positions
+            raise ValueError(
+                f"expected position_embeddings to map position ids of shape "
+                f"{tuple(position_ids.shape)} to vectors of shape {expected}, got {got}"
+            )
+        if positions.dtype != x.dtype:
+            raise TypeError(
+                f"expected position vectors in the token embeddings' dtype {x.dtype}, "
+                f"got {positions.dtype}"
+            )
+        x = x + positions
         return self.dropout(self.norm(x))
 
 
@@ -167,8 +221,15 @@ def sinusoidal_positional_encoding(
     with ω_i = 10000^(−2i/d): d/2 sine–cosine pairs whose wavelengths grow
     geometrically from 2π positions towards 10000·2π. `d` must be even, because
     each frequency needs both its sine and its cosine for a shift of positions
-    to act as a rotation; an odd `d` raises ValueError. Angles are computed in
-    float64 and the table is returned in `dtype` (default: torch's default).
+    to act as a rotation. Angles are computed in float64 and the table is
+    returned in `dtype` (default: torch's default); n = 0 gives a (0, d) table.
+    Raises TypeError for an `n` or `d` that is not an int, or a `dtype` that is
+    not a floating-point torch.dtype; ValueError for n < 0, d < 1 or an odd d.
+
+    Example::
+
+        table = sinusoidal_positional_encoding(4, 4)  # (n, d) = (4, 4)
+        table[1]  # tensor([0.8415, 0.5403, 0.0100, 0.9999]): sin 1, cos 1, …
     """
     _require_positive_int("d", d)
     if not isinstance(n, int) or isinstance(n, bool):
@@ -178,6 +239,12 @@ def sinusoidal_positional_encoding(
     if d % 2:
         raise ValueError(
             f"expected an even d (one sine and one cosine per frequency), got d={d}"
+        )
+    if dtype is not None and not (
+        isinstance(dtype, torch.dtype) and dtype.is_floating_point
+    ):
+        raise TypeError(
+            f"expected dtype as a floating-point torch.dtype or None, got {dtype!r}"
         )
     positions = torch.arange(n, dtype=torch.float64)
     omegas = 10000.0 ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)  # ω_i
@@ -220,8 +287,15 @@ class SinusoidalPositionalEncoding(nn.Module):
     once and kept as the non-persistent buffer `table`: it follows the module to
     a device or dtype but is not in `state_dict()`, because it is a formula, not
     a weight. `forward(position_ids)` maps integer ids of shape (..., n) to
-    vectors of shape (..., n, d_model); an id at or past `max_len` raises
-    ValueError and floating-point ids raise TypeError.
+    vectors of shape (..., n, d_model); ids of any integer dtype are accepted
+    (uint8 too, never read as a mask). Raises TypeError for sizes that are not
+    ints and for ids that are not an integer tensor; ValueError for sizes < 1,
+    an odd `d_model`, or ids below 0 or at or past `max_len`.
+
+    Example::
+
+        positions = SinusoidalPositionalEncoding(d_model=8, max_len=16)
+        positions(torch.arange(4).expand(2, 4)).shape  # (b, n, d) = (2, 4, 8)
     """
 
     def __init__(self, d_model: int, max_len: int = 512) -> None:
@@ -238,8 +312,10 @@ class SinusoidalPositionalEncoding(nn.Module):
         self.register_buffer("table", table, persistent=False)
 
     def forward(self, position_ids: Tensor) -> Tensor:
+        """Integer position ids (..., n) → their table rows, (..., n, d_model)."""
         _check_position_ids(position_ids, self.max_len)
-        return self.table[position_ids]  # (..., n) -> (..., n, d_model)
+        # int64 indices: a uint8 tensor would index as a boolean mask
+        return self.table[position_ids.long()]  # (..., n) -> (..., n, d_model)
 
     def extra_repr(self) -> str:
         return f"d_model={self.d_model}, max_len={self.max_len}"
@@ -252,8 +328,15 @@ class LearnedPositionalEmbedding(nn.Module):
     BERT's `position_embeddings.weight`, so a pretrained table loads with
     `load_state_dict({"weight": table})`. It starts as normal(0, 0.02) noise,
     BERT's initialiser. `forward(position_ids)` maps integer ids of shape
-    (..., n) to vectors of shape (..., n, d_model); an id at or past `max_len`
-    raises ValueError, because the table has no row for it.
+    (..., n) to vectors of shape (..., n, d_model); ids of any integer dtype
+    are accepted. Raises TypeError for sizes that are not ints and for ids that
+    are not an integer tensor; ValueError for sizes < 1 or ids below 0 or at or
+    past `max_len`, because the table has no row for them.
+
+    Example::
+
+        positions = LearnedPositionalEmbedding(d_model=8, max_len=16)
+        positions(torch.arange(4).expand(2, 4)).shape  # (b, n, d) = (2, 4, 8)
     """
 
     def __init__(self, d_model: int, max_len: int = 512) -> None:
@@ -269,8 +352,10 @@ class LearnedPositionalEmbedding(nn.Module):
         nn.init.normal_(self.weight, mean=0.0, std=0.02)
 
     def forward(self, position_ids: Tensor) -> Tensor:
+        """Integer position ids (..., n) → their rows of `weight`, (..., n, d_model)."""
         _check_position_ids(position_ids, self.max_len)
-        return nn.functional.embedding(position_ids, self.weight)  # (..., n, d)
+        # F.embedding takes int64 or int32 indices only: widen uint8, int8, int16
+        return nn.functional.embedding(position_ids.long(), self.weight)
 
     def extra_repr(self) -> str:
         return f"d_model={self.d_model}, max_len={self.max_len}"

@@ -11,6 +11,7 @@
 __all__ = ["EncoderLayer", "EncoderConfig", "EncoderOutput", "Encoder"]
 
 import dataclasses
+import math
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -36,6 +37,44 @@ def _torch_activation_name(activation: object) -> str:
     raise ValueError(f"expected a relu or gelu activation, got {activation!r}")
 
 
+def _check_size(name: str, value: object) -> None:
+    # A clear error unless value is a positive int (True is not a size).
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"expected {name} as a positive int, got {value!r}")
+    if value < 1:
+        raise ValueError(f"expected {name} as a positive int, got {value!r}")
+
+
+def _check_real(name: str, value: object, low: float, high: float | None) -> None:
+    # A clear error unless low <= value < high (or low < value when high is None).
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"expected {name} as a float, got {value!r}")
+    inside = low < value if high is None else low <= value < high
+    if not (inside and math.isfinite(value)):
+        wanted = (
+            f"{name} > {low:g}" if high is None else f"{name} in [{low:g}, {high:g})"
+        )
+        raise ValueError(f"expected {wanted}, got {value!r}")
+
+
+def _check_flag(name: str, value: object) -> None:
+    # A clear error unless value is True or False.
+    if not isinstance(value, bool):
+        kind = type(value).__name__
+        raise TypeError(f"expected {name} as a bool, got {kind} {value!r}")
+
+
+def _check_dtype(x: Tensor, parameter: Tensor, name: str) -> None:
+    # A clear error when x's dtype is not the module's: torch's would be
+    # "mat1 and mat2 must have the same dtype" from inside a matrix product.
+    if x.dtype != parameter.dtype:
+        raise TypeError(
+            f"expected {name} of dtype {parameter.dtype} (the module's parameters), "
+            f"got {x.dtype}: convert the input with .to({parameter.dtype}) or the "
+            f"module with .to({x.dtype})"
+        )
+
+
 class EncoderLayer(nn.Module):
     """One Transformer encoder layer: self-attention and a feed-forward network.
 
@@ -44,15 +83,33 @@ class EncoderLayer(nn.Module):
     normalises after adding: x = norm(x + dropout(sublayer(x))). Pre-norm
     (`norm_first=True`, GPT-2, ViT and most large language models) normalises the
     sublayer's input instead: x = x + dropout(sublayer(norm(x))), so a pre-norm
-    stack needs a final LayerNorm. `attn` is a `MultiHeadAttention` with dropout on
-    its weights, `ffn` a `FeedForward` with dropout after its activation, `norm1`,
-    `norm2` are `LayerNorm`s and `dropout1`, `dropout2` act on the two residual
-    branches: the placement of `torch.nn.TransformerEncoderLayer`, whose weights
-    load with `EncoderLayer.from_torch`. `forward(x, mask)` takes x (b, n, d_model)
-    and an optional boolean mask (True = real token / may attend) of shape (b, n),
-    (b, n, n) or broadcastable to (b, h, n, n); padding positions are computed but
-    never attended to, and a sequence with no real token gives finite values.
-    `return_weights=True` also returns the attention weights (b, h, n, n).
+    stack needs a final LayerNorm. Dropout acts at four sites: `attn` (a
+    `MultiHeadAttention`) drops attention weights, `ffn` (a `FeedForward`) drops
+    after its activation, and `dropout1`, `dropout2` drop the two residual
+    branches, the placement of `torch.nn.TransformerEncoderLayer`, whose weights
+    load with `EncoderLayer.from_torch`; `norm1`, `norm2` are `LayerNorm`s with
+    epsilon `eps`, by default PyTorch's 1e-5 (BERT and MiniLM use 1e-12, which
+    `EncoderConfig` sets for the whole stack).
+
+    `forward(x, mask=None, return_weights=False)` takes x of shape (b, n, d) with
+    d = d_model, in the dtype of the layer's parameters, and an optional boolean
+    mask (True = real token / may attend) of shape (b, n), (b, n, n) or
+    broadcastable to (b, h, n, n). It returns (b, n, d), and with
+    `return_weights=True` also the attention weights (b, h, n, n). Padding
+    positions are computed but never attended to; a sequence with no real token
+    gives finite values; b = 0 or n = 0 gives an empty (b, n, d) result.
+
+    Raises TypeError for a size, rate or flag of the wrong type, for x that is not
+    a floating-point tensor of the parameters' dtype, and for a mask that is not
+    boolean; ValueError for sizes below 1, d_model not divisible by n_heads,
+    dropout outside [0, 1), eps <= 0, an unknown activation, or x and mask of the
+    wrong shape.
+
+    Example::
+
+        >>> layer = EncoderLayer(d_model=64, n_heads=4, d_ff=256, norm_first=True)
+        >>> layer(torch.randn(2, 5, 64), torch.ones(2, 5, dtype=torch.bool)).shape
+        torch.Size([2, 5, 64])
     """
 
     def __init__(
@@ -66,11 +123,11 @@ class EncoderLayer(nn.Module):
         eps: float = 1e-5,
     ) -> None:
         super().__init__()
-        if not isinstance(norm_first, bool):
-            raise TypeError(
-                f"expected norm_first as a bool, got {type(norm_first).__name__} "
-                f"{norm_first!r}"
-            )
+        for name, value in (("d_model", d_model), ("n_heads", n_heads), ("d_ff", d_ff)):
+            _check_size(name, value)
+        _check_real("dropout", dropout, 0.0, 1.0)
+        _check_real("eps", eps, 0.0, None)
+        _check_flag("norm_first", norm_first)
         self.d_model, self.norm_first = d_model, norm_first
         self.attn = MultiHeadAttention(d_model, n_heads, dropout=dropout)
         self.ffn = FeedForward(d_model, d_ff, activation=activation, dropout=dropout)
@@ -84,6 +141,8 @@ class EncoderLayer(nn.Module):
     ) -> Tensor | tuple[Tensor, Tensor]:
         """x (b, n, d_model) → (b, n, d_model); see the class docstring."""
         _check_tokens(x, self.d_model)
+        _check_dtype(x, self.norm1.weight, "x")
+        _check_flag("return_weights", return_weights)
         if self.norm_first:
             attended, weights = self._attend(self.norm1(x), mask, return_weights)
             x = x + self.dropout1(attended)
@@ -109,9 +168,18 @@ class EncoderLayer(nn.Module):
         `layer` must be a `torch.nn.TransformerEncoderLayer` built with
         `batch_first=True`, biases, and a relu or gelu activation. Its packed
         `in_proj_weight` (3·d, d) is split into the query, key and value
-        projections; the other weights copy by name. The new layer is on the same
-        device and in the same train/eval mode as `layer`. Remember that PyTorch's
-        `src_key_padding_mask` is True at padding, the opposite of our mask.
+        projections; the other weights copy by name. The new layer has the dtype
+        (float64 stays float64) and device of `layer` and its train/eval mode.
+        Remember that PyTorch's `src_key_padding_mask` is True at padding, the
+        opposite of our mask. Raises TypeError for anything but a
+        `TransformerEncoderLayer`, ValueError for batch_first=False, no biases or
+        another activation.
+
+        Example::
+
+            >>> theirs = nn.TransformerEncoderLayer(64, 4, 256, batch_first=True)
+            >>> EncoderLayer.from_torch(theirs).attn.q_proj.weight.shape
+            torch.Size([64, 64])
         """
         if not isinstance(layer, nn.TransformerEncoderLayer):
             raise TypeError(
@@ -133,6 +201,8 @@ class EncoderLayer(nn.Module):
             norm_first=layer.norm_first,
             eps=layer.norm1.eps,
         )
+        weight = layer.linear1.weight  # its dtype and device are the layer's
+        ours = ours.to(device=weight.device, dtype=weight.dtype)
         state = layer.state_dict()
         q_w, k_w, v_w = state["self_attn.in_proj_weight"].chunk(3)
         q_b, k_b, v_b = state["self_attn.in_proj_bias"].chunk(3)
@@ -156,7 +226,7 @@ class EncoderLayer(nn.Module):
                 "norm2.bias": state["norm2.bias"],
             }
         )
-        return ours.to(layer.linear1.weight.device).train(layer.training)
+        return ours.train(layer.training)
 
     def extra_repr(self) -> str:
         return f"norm_first={self.norm_first}"
@@ -169,15 +239,27 @@ _POSITIONAL = ("learned", "sinusoidal")
 class EncoderConfig:
     """Every size and choice that defines an `Encoder`, in one dataclass.
 
-    `vocab_size`, `d_model`, `n_heads`, `n_layers`, `d_ff` and `max_len` are the
-    sizes; `dropout` acts on embeddings, attention weights, the feed-forward
-    hidden layer and both residual branches; `activation` is a `FeedForward`
-    activation; `norm_first` picks pre-norm (True) or post-norm (False);
-    `positional` is "learned" (BERT's table) or "sinusoidal" (a fixed formula,
-    no parameters); `type_vocab_size` is the number of segment ids (0: none);
-    `eps` is every LayerNorm's epsilon. The presets `bert_base()`, `minilm_l6()`
-    and `tiny()` take keyword overrides; a bad value raises when the config is
-    made, not later inside a layer.
+    `vocab_size`, `d_model` (d), `n_heads` (h), `n_layers`, `d_ff` and `max_len`
+    (the longest n) are the sizes; `dropout` acts on embeddings, attention
+    weights, the feed-forward hidden layer and both residual branches;
+    `activation` is a `FeedForward` activation; `norm_first` picks pre-norm
+    (True) or post-norm (False); `positional` is "learned" (BERT's table) or
+    "sinusoidal" (a fixed formula, no parameters); `type_vocab_size` is the
+    number of segment ids (0: none); `eps` is every LayerNorm's epsilon (1e-12,
+    BERT's value, by default; `tiny()` uses PyTorch's 1e-5). The presets
+    `bert_base()`, `minilm_l6()` and `tiny()` take keyword overrides, and
+    `replace(**changes)` returns a changed copy; every one is validated.
+
+    Raises, when the config is made rather than later inside a layer: TypeError
+    for a value of the wrong type or a name that is not a field; ValueError for
+    sizes below 1 (n_layers and type_vocab_size below 0), d_model not divisible
+    by n_heads, dropout outside [0, 1), eps <= 0, an odd d_model with sinusoidal
+    positions, or an unknown activation or position scheme.
+
+    Example::
+
+        >>> EncoderConfig.tiny(n_layers=4).d_head  # d_model / n_heads = 64 / 4
+        16
     """
 
     vocab_size: int
@@ -237,44 +319,104 @@ class EncoderConfig:
 
     def replace(self, **changes: Any) -> "EncoderConfig":
         """A copy with some fields changed, validated like a new config."""
+        _check_field_names(changes)
         return dataclasses.replace(self, **changes)
 
     @classmethod
     def bert_base(cls, **overrides: Any) -> "EncoderConfig":
         """BERT-base (Devlin et al., 2018, arXiv:1810.04805): 12 layers of 768."""
+        _check_field_names(overrides)
         sizes = dict(vocab_size=30522, d_model=768, n_heads=12, n_layers=12)
         return cls(**{**sizes, "d_ff": 3072, **overrides})
 
     @classmethod
     def minilm_l6(cls, **overrides: Any) -> "EncoderConfig":
         """all-MiniLM-L6-v2's shape: BERT's vocabulary, 6 layers of 384, 12 heads."""
+        _check_field_names(overrides)
         sizes = dict(vocab_size=30522, d_model=384, n_heads=12, n_layers=6)
         return cls(**{**sizes, "d_ff": 1536, **overrides})
 
     @classmethod
     def tiny(cls, **overrides: Any) -> "EncoderConfig":
         """A pre-norm encoder small enough to train in seconds on a laptop CPU."""
+        _check_field_names(overrides)
         sizes = dict(vocab_size=1000, d_model=64, n_heads=4, n_layers=2, d_ff=256)
         defaults = dict(max_len=128, norm_first=True, eps=1e-5)
         return cls(**{**sizes, **defaults, **overrides})
 
 
-class EncoderOutput(NamedTuple):
-    """What `Encoder.forward` returns when hidden states or attentions are asked for.
+def _check_field_names(changes: dict) -> None:
+    # A clear error for a keyword that is not an EncoderConfig field (a typo).
+    fields = [field.name for field in dataclasses.fields(EncoderConfig)]
+    unknown = sorted(name for name in changes if name not in fields)
+    if unknown:
+        raise TypeError(
+            f"expected EncoderConfig fields ({', '.join(fields)}), got unknown "
+            f"{', '.join(map(repr, unknown))}"
+        )
 
-    `last_hidden_state` is (b, n, d_model), the encoder's output. `hidden_states`
-    is None or a tuple of n_layers + 1 tensors (b, n, d_model): the embeddings,
-    then each layer's output; for a pre-norm model the last one is before the
-    final LayerNorm, as Hugging Face's ViT keeps it (its language models put the
-    normalised output there).
-    `attentions` is None or a tuple of n_layers tensors (b, h, n, n), one per
-    layer, each row a distribution over keys: the form attention-visualisation
-    tools expect, as in Hugging Face `transformers`.
-    """
 
+class _EncoderOutputFields(NamedTuple):
     last_hidden_state: Tensor
     hidden_states: tuple[Tensor, ...] | None = None
     attentions: tuple[Tensor, ...] | None = None
+
+
+class EncoderOutput(_EncoderOutputFields):
+    """What `Encoder.forward` returns when hidden states or attentions are asked for.
+
+    A named tuple, as in Hugging Face `transformers`. `last_hidden_state` is
+    (b, n, d), the encoder's output. `hidden_states` is None or a tuple of
+    n_layers + 1 tensors (b, n, d): the embeddings, then each layer's output;
+    for a pre-norm model the last one is before the final LayerNorm, as Hugging
+    Face's ViT keeps it (its language models put the normalised output there).
+    `attentions` is None or a tuple of n_layers tensors (b, h, n, n), one per
+    layer, each row a distribution over keys: the form attention-visualisation
+    tools expect. Raises TypeError when `last_hidden_state` is not a tensor or
+    the others are not None or tuples of tensors, ValueError when
+    `last_hidden_state` is not (b, n, d).
+
+    Example::
+
+        >>> out = EncoderOutput(torch.zeros(2, 5, 64), hidden_states=None)
+        >>> out.last_hidden_state.shape, out.attentions
+        (torch.Size([2, 5, 64]), None)
+    """
+
+    __slots__ = ()
+
+    def __new__(
+        cls,
+        last_hidden_state: Tensor,
+        hidden_states: tuple[Tensor, ...] | None = None,
+        attentions: tuple[Tensor, ...] | None = None,
+    ) -> "EncoderOutput":
+        if not isinstance(last_hidden_state, Tensor):
+            raise TypeError(
+                "expected last_hidden_state as a torch.Tensor, "
+                f"got {type(last_hidden_state).__name__}"
+            )
+        if last_hidden_state.dim() != 3:
+            raise ValueError(
+                "expected last_hidden_state of shape (b, n, d), "
+                f"got {tuple(last_hidden_state.shape)}"
+            )
+        for name, states in (
+            ("hidden_states", hidden_states),
+            ("attentions", attentions),
+        ):
+            if states is None or (
+                isinstance(states, tuple) and all(isinstance(s, Tensor) for s in states)
+            ):
+                continue
+            received = type(states).__name__
+            if isinstance(states, tuple):  # name what the tuple holds instead
+                kinds = sorted({type(s).__name__ for s in states})
+                received += f" of {', '.join(kinds)}"
+            raise TypeError(
+                f"expected {name} as None or a tuple of tensors, got {received}"
+            )
+        return super().__new__(cls, last_hidden_state, hidden_states, attentions)
 
 
 def _bert_init(module: nn.Module) -> None:
@@ -326,6 +468,13 @@ def _as_bool_mask(
     return mask.bool()
 
 
+def _widen_ids(ids: Tensor | None) -> Tensor | None:
+    # uint8, int8 and int16 ids as int64, the dtype nn.Embedding reads: a uint8
+    # tensor used as an index would select by mask instead of by position.
+    small = (torch.uint8, torch.int8, torch.int16)
+    return ids.long() if isinstance(ids, Tensor) and ids.dtype in small else ids
+
+
 class Encoder(nn.Module):
     """A Transformer encoder: embeddings, a stack of `EncoderLayer`s, a final norm.
 
@@ -333,12 +482,31 @@ class Encoder(nn.Module):
     segment and learned or sinusoidal positions, LayerNorm, dropout), `layers` an
     `nn.ModuleList` of `n_layers` `EncoderLayer`s, and `final_norm` a `LayerNorm`
     for pre-norm models (None for post-norm, whose layers end with a norm).
-    Weights start as BERT's: normal(0, 0.02), biases 0. `forward` takes token ids
-    (b, n), an optional `attention_mask` (b, n) of bool or 0/1 integers (True or 1
-    = real token) and optional segment ids. Positions that are padding hold zeros
-    in every returned state; when a batch has padding and no attention weights are
-    requested, the layers run on the real tokens only ("packed"), which gives the
-    same values for less work.
+    Weights start as BERT's: normal(0, 0.02), biases 0.
+
+    `forward(input_ids, attention_mask=None, token_type_ids=None,
+    output_attentions=False, output_hidden_states=False)` takes token ids (b, n)
+    of any integer dtype (uint8, int8 and int16 are widened to int64, never read
+    as a mask), an optional `attention_mask` (b, n) of bool or 0/1 integers (True
+    or 1 = real token) and optional segment ids (b, n). It returns the last
+    hidden state (b, n, d), or, when a flag is set, an `EncoderOutput` with the
+    hidden states (b, n, d) and attention weights (b, h, n, n) of every layer.
+    Padding positions hold zeros in every returned state; when a batch has
+    padding and no attention weights are requested, the layers run on the real
+    tokens only ("packed"), which gives the same values for less work. b = 0 or
+    n = 0 gives an empty result.
+
+    Raises TypeError for a config that is not an `EncoderConfig`, ids or segment
+    ids that are not integer tensors, a mask that is not bool or integer, or a
+    flag that is not a bool; ValueError for ids out of range or not (b, n), more
+    than `max_len` tokens, or a mask of another shape or with values other than
+    0 and 1.
+
+    Example::
+
+        >>> encoder = Encoder(EncoderConfig.tiny()).eval()
+        >>> encoder(torch.tensor([[2, 7, 9, 0]]), torch.tensor([[1, 1, 1, 0]])).shape
+        torch.Size([1, 4, 64])
     """
 
     def __init__(self, config: EncoderConfig) -> None:
@@ -377,8 +545,12 @@ class Encoder(nn.Module):
 
     @classmethod
     def from_config(cls, config: EncoderConfig | dict) -> "Encoder":
-        """An Encoder from an `EncoderConfig` or a dict of its fields."""
+        """An Encoder from an `EncoderConfig` or a dict of its fields.
+
+        Raises TypeError for anything else or for a dict key that is not a field.
+        """
         if isinstance(config, dict):
+            _check_field_names(config)
             config = EncoderConfig(**config)
         return cls(config)
 
@@ -396,6 +568,12 @@ class Encoder(nn.Module):
         `output_hidden_states` is True: then an `EncoderOutput` with the requested
         tuples (one (b, h, n, n) tensor per layer for the attentions).
         """
+        for name, flag in (
+            ("output_attentions", output_attentions),
+            ("output_hidden_states", output_hidden_states),
+        ):
+            _check_flag(name, flag)
+        input_ids, token_type_ids = _widen_ids(input_ids), _widen_ids(token_type_ids)
         x = self.embeddings(input_ids, token_type_ids)  # checks input_ids
         mask = _as_bool_mask(attention_mask, tuple(input_ids.shape))
         mask = None if mask is None else mask.to(x.device)

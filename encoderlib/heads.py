@@ -8,11 +8,20 @@
 
 __all__ = ["ClassificationHead", "EncoderClassifier", "MaskedLMHead"]
 
+import functools
+
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from encoderlib.encoder import Encoder, _bert_init
+from encoderlib.encoder import (  # noqa: F811 (pooling.py imports some too)
+    Encoder,
+    _bert_init,
+    _check_dtype,
+    _check_flag,
+    _check_real,
+    _check_size,
+)
 from encoderlib.layers import LayerNorm
 from encoderlib.pooling import AttentionPool, cls_pool, max_pool, mean_pool
 
@@ -36,15 +45,25 @@ def _check_features(
 
 
 class ClassificationHead(nn.Module):
-    """Pooled vectors (b, d_model) → class scores (b, n_classes), BERT's way.
+    """Pooled vectors (b, d) → class scores (b, n_classes), BERT's way.
 
     With `hidden_layer=True` (the default) it is BERT's sequence classifier: a
     dense layer with tanh (the transform of BERT's pooler), dropout, then the
     linear `classifier` (Devlin et al., 2018, arXiv:1810.04805). With
     `hidden_layer=False`, `dense` is None and the head is dropout + linear, as
     for probing frozen features. Weights start as BERT's: normal(0, 0.02),
-    biases 0. Returns logits; apply softmax or cross-entropy outside. Token
-    vectors (b, n, d_model) are refused with a ValueError: pool them first.
+    biases 0. `forward(pooled)` takes (b, d) with d = d_model and returns logits
+    (b, n_classes); apply softmax or cross-entropy outside. Raises TypeError for
+    sizes, dropout or hidden_layer of the wrong type and for pooled that is not
+    a floating-point tensor of the head's dtype; ValueError for sizes below 1,
+    dropout outside [0, 1), and pooled not (b, d_model): token vectors
+    (b, n, d_model) are refused, pool them first.
+
+    Example::
+
+        >>> head = ClassificationHead(d_model=64, n_classes=3)
+        >>> head(torch.randn(2, 64)).shape
+        torch.Size([2, 3])
     """
 
     def __init__(
@@ -56,10 +75,9 @@ class ClassificationHead(nn.Module):
     ) -> None:
         super().__init__()
         for name, value in (("d_model", d_model), ("n_classes", n_classes)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"expected {name} as a positive int, got {value!r}")
-        if not 0.0 <= dropout < 1.0:
-            raise ValueError(f"expected dropout in [0, 1), got {dropout!r}")
+            _check_size(name, value)
+        _check_real("dropout", dropout, 0.0, 1.0)
+        _check_flag("hidden_layer", hidden_layer)
         self.d_model, self.n_classes = d_model, n_classes
         self.dense = nn.Linear(d_model, d_model) if hidden_layer else None
         self.dropout = nn.Dropout(dropout)
@@ -71,6 +89,7 @@ class ClassificationHead(nn.Module):
     def forward(self, pooled: Tensor) -> Tensor:
         """Pooled vectors (b, d_model) → logits (b, n_classes)."""
         _check_features(pooled, self.d_model, "pooled", pooled=True)
+        _check_dtype(pooled, self.classifier.weight, "pooled")
         x = pooled if self.dense is None else torch.tanh(self.dense(pooled))
         return self.classifier(self.dropout(x))  # (b, n_classes)
 
@@ -79,25 +98,62 @@ class ClassificationHead(nn.Module):
 
 
 _POOLINGS = {"cls": cls_pool, "mean": mean_pool, "max": max_pool}
+_POOLING_CHOICES = (*_POOLINGS, "attention")
+
+
+def _pooling_required(init):
+    # Python's own error for a missing argument does not list the choices.
+    @functools.wraps(init)
+    def checked(self, *args, **kwargs):
+        if len(args) < 3 and "pooling" not in kwargs:
+            raise TypeError(
+                f"expected pooling, one of {_POOLING_CHOICES}, got none: "
+                "EncoderClassifier(encoder, n_classes, pooling) has no default; "
+                "use the pooling the encoder was trained with (mean for MiniLM)"
+            )
+        init(self, *args, **kwargs)
+
+    return checked
 
 
 class EncoderClassifier(nn.Module):
     """An `Encoder`, a pooling and a `ClassificationHead`: token ids → class scores.
 
-    `pooling` is "cls", "mean", "max" (the functions of `encoderlib.pooling`) or
-    "attention" (a learned `AttentionPool`, the `attention_pool` attribute).
+    `EncoderClassifier(encoder, n_classes, pooling, dropout=0.1,
+    hidden_layer=True)`. `pooling` has no default: "cls", "mean", "max" (the
+    functions of `encoderlib.pooling`) or "attention" (a learned
+    `AttentionPool`, the `attention_pool` attribute). Choose the pooling the
+    encoder was trained with: mean for all-MiniLM-L6-v2, `[CLS]` for a BERT
+    fine-tuned through its `[CLS]` vector. The classifier holds the very
+    `encoder` it is given, not a copy: training the classifier changes that
+    encoder everywhere it is used (wrap a `SentenceEncoder`'s `.model` and
+    fine-tune, and that `SentenceEncoder`'s `encode()` vectors move too); pass
+    `copy.deepcopy(encoder)` to keep the original. The pooling and head are
+    created on the encoder's device, in its dtype.
+
     `forward(input_ids, attention_mask=None, token_type_ids=None)` takes (b, n)
     ids and a (b, n) mask of bool or 0/1 integers (True or 1 = real token),
     gives the mask to both the encoder and the pooling, and returns logits
-    (b, n_classes). `embed` returns the pooled vectors (b, d_model) instead.
+    (b, n_classes); `embed` returns the pooled vectors (b, d) instead.
     `dropout` and `hidden_layer` are passed to the `ClassificationHead`.
+
+    Raises TypeError when `encoder` is not an `Encoder` or `pooling` is missing
+    or not a str, ValueError for an unknown pooling name; the head and the
+    encoder raise for bad sizes and inputs (see `ClassificationHead`, `Encoder`).
+
+    Example::
+
+        >>> model = EncoderClassifier(Encoder(EncoderConfig.tiny()), 2, "mean")
+        >>> model(torch.tensor([[2, 7, 9, 0]]), torch.tensor([[1, 1, 1, 0]])).shape
+        torch.Size([1, 2])
     """
 
+    @_pooling_required
     def __init__(
         self,
         encoder: Encoder,
         n_classes: int,
-        pooling: str = "cls",
+        pooling: str,
         dropout: float = 0.1,
         hidden_layer: bool = True,
     ) -> None:
@@ -107,14 +163,18 @@ class EncoderClassifier(nn.Module):
                 "expected encoder as an encoderlib Encoder, "
                 f"got {type(encoder).__name__}"
             )
-        choices = (*_POOLINGS, "attention")
-        if pooling not in choices:
-            raise ValueError(f"expected pooling in {choices}, got {pooling!r}")
+        if pooling not in _POOLING_CHOICES:
+            error = ValueError if isinstance(pooling, str) else TypeError
+            raise error(f"expected pooling in {_POOLING_CHOICES}, got {pooling!r}")
         d_model = encoder.config.d_model
-        self.encoder = encoder
+        self.encoder = encoder  # the very module given, not a copy
         self.pooling = pooling
         self.attention_pool = AttentionPool(d_model) if pooling == "attention" else None
         self.head = ClassificationHead(d_model, n_classes, dropout, hidden_layer)
+        weight = encoder.embeddings.token_embeddings.weight
+        for module in (self.attention_pool, self.head):
+            if module is not None:
+                module.to(device=weight.device, dtype=weight.dtype)
 
     def embed(
         self,
@@ -148,9 +208,20 @@ class MaskedLMHead(nn.Module):
     `decoder`, an `nn.Linear(d, vocab_size)` whose weight *is* the Parameter of
     `token_embeddings` (not a copy): training either use updates both, and the
     tie saves vocab_size × d parameters (Press & Wolf, 2017, arXiv:1608.05859).
-    The decoder's bias is the head's own, one per token, initialised to 0.
-    `forward(h)` maps (b, n, d) or any (..., d) to logits (..., vocab_size).
-    `MaskedLMHead.from_encoder(encoder)` ties to an `Encoder`'s token embeddings.
+    The decoder's bias is the head's own, one per token, initialised to 0; the
+    head is made on the table's device, in its dtype. `forward(h)` maps
+    (b, n, d) or any (..., d), (m, d) for m selected positions included, to
+    logits (..., vocab_size). `MaskedLMHead.from_encoder(encoder)` ties to an
+    `Encoder`'s token embeddings and uses its eps. Raises TypeError when
+    `token_embeddings` is not an `nn.Embedding` (or the encoder not an
+    `Encoder`) and when h is not a floating-point tensor of the head's dtype;
+    ValueError for eps <= 0 and for h whose last axis is not d.
+
+    Example::
+
+        >>> head = MaskedLMHead(nn.Embedding(1000, 64))  # vocab_size 1000, d 64
+        >>> head(torch.randn(2, 5, 64)).shape
+        torch.Size([2, 5, 1000])
     """
 
     def __init__(self, token_embeddings: nn.Embedding, eps: float = 1e-12) -> None:
@@ -160,12 +231,14 @@ class MaskedLMHead(nn.Module):
                 "expected token_embeddings as an nn.Embedding, "
                 f"got {type(token_embeddings).__name__}"
             )
-        vocab_size, d_model = token_embeddings.weight.shape
+        table = token_embeddings.weight  # (vocab_size, d)
+        vocab_size, d_model = table.shape
         self.vocab_size, self.d_model = vocab_size, d_model
-        self.dense = nn.Linear(d_model, d_model)
-        self.norm = LayerNorm(d_model, eps=eps)
-        self.decoder = nn.Linear(d_model, vocab_size)
-        self.decoder.weight = token_embeddings.weight  # the tie: one Parameter
+        where = dict(device=table.device, dtype=table.dtype)  # the table's
+        self.dense = nn.Linear(d_model, d_model, **where)
+        self.norm = LayerNorm(d_model, eps=eps).to(**where)
+        self.decoder = nn.Linear(d_model, vocab_size, **where)
+        self.decoder.weight = table  # the tie: one Parameter
         _bert_init(self.dense)
         nn.init.zeros_(self.decoder.bias)
 
@@ -181,6 +254,7 @@ class MaskedLMHead(nn.Module):
     def forward(self, h: Tensor) -> Tensor:
         """Token vectors (b, n, d), or any (..., d) → logits (..., vocab_size)."""
         _check_features(h, self.d_model, "h")
+        _check_dtype(h, self.decoder.weight, "h")
         x = self.norm(F.gelu(self.dense(h)))  # BERT's transform, exact GELU
         # logits[..., v] = x · E[v] + bias[v], E the token-embedding table
         return self.decoder(x)

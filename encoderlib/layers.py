@@ -13,9 +13,14 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from encoderlib.attention import _autocast_enabled
 
-def _check_last_dim(x: Tensor, d: int) -> None:
-    """Raise a clear error unless `x` is a tensor whose last dimension is `d`."""
+
+def _check_last_dim(x: Tensor, d: int, dtype: torch.dtype | None = None) -> None:
+    """Raise a clear error unless `x` is a float tensor (..., d) of dtype `dtype`.
+
+    The dtype is not checked under `torch.autocast`, which mixes dtypes on purpose.
+    """
     if not isinstance(x, Tensor):
         raise TypeError(f"expected x as a torch.Tensor, got {type(x).__name__}")
     if x.dim() == 0 or x.shape[-1] != d:
@@ -23,32 +28,60 @@ def _check_last_dim(x: Tensor, d: int) -> None:
         raise ValueError(
             f"expected last dimension {d}, got {got} (x of shape {tuple(x.shape)})"
         )
+    if not x.is_floating_point():
+        raise TypeError(f"expected x with a floating-point dtype, got {x.dtype}")
+    if dtype is not None and x.dtype != dtype and not _autocast_enabled(x.device.type):
+        raise TypeError(
+            f"expected x of dtype {dtype}, the dtype of the module's parameters, "
+            f"got {x.dtype}; convert x with x.to({dtype}) or the module with "
+            f".to({x.dtype})"
+        )
 
 
 class LayerNorm(nn.Module):
     """LayerNorm over the last axis: (x − mean) / √(var + eps) · weight + bias.
 
+    Takes x of shape (..., d), usually (b, n, d), and returns the same shape.
     Each token vector is normalised on its own with the mean and the biased
     variance (divide by d) of its d entries, then scaled by the learnable `weight`
     (initialised to ones) and shifted by `bias` (zeros) (Ba et al., 2016,
     arXiv:1607.06450). Parameter names and values match `torch.nn.LayerNorm`, so
-    state dicts copy across in both directions. The forward pass calls the fused
-    `torch.nn.functional.layer_norm`, which chapter 6 checks against the formula.
+    state dicts copy across in both directions. `eps` defaults to 1e-5, the
+    default of `nn.LayerNorm` and `nn.TransformerEncoderLayer`, which the book's
+    reference tests compare against; BERT-style checkpoints were trained with
+    1e-12 (`layer_norm_eps` in their config), and a model loading one must use
+    that value, as chapter 13's loader does. The two differ visibly only for
+    tokens whose variance is not far above eps (chapter 6, exercise 6.4). The
+    forward pass calls the fused `torch.nn.functional.layer_norm`. Raises
+    ValueError for a d that is not a positive int, an eps that is not finite and
+    positive, or an x whose last axis is not d; TypeError for a non-numeric eps
+    or an x that is not a float tensor of the parameters' dtype (outside
+    `torch.autocast`).
+
+    Example::
+
+        >>> norm = LayerNorm(384)
+        >>> norm(torch.randn(2, 7, 384)).shape
+        torch.Size([2, 7, 384])
     """
 
     def __init__(self, d: int, eps: float = 1e-5) -> None:
         super().__init__()
         if not isinstance(d, int) or isinstance(d, bool) or d < 1:
             raise ValueError(f"expected d as a positive int, got {d!r}")
+        if isinstance(eps, bool) or not isinstance(eps, (int, float)):
+            raise TypeError(f"expected eps as a float, got {type(eps).__name__}")
         if not eps > 0:
             raise ValueError(f"expected eps > 0, got {eps!r}")
+        if eps == float("inf"):
+            raise ValueError(f"expected a finite eps, got {eps!r}")
         self.d = d
         self.eps = float(eps)
         self.weight = nn.Parameter(torch.ones(d))
         self.bias = nn.Parameter(torch.zeros(d))
 
     def forward(self, x: Tensor) -> Tensor:  # x: (..., d), usually (b, n, d)
-        _check_last_dim(x, self.d)
+        _check_last_dim(x, self.d, self.weight.dtype)
         # The fused kernel computes exactly the formula derived in the chapter.
         return F.layer_norm(x, (self.d,), self.weight, self.bias, self.eps)
 
@@ -62,15 +95,26 @@ _ACTIVATIONS = ("gelu", "gelu_tanh", "relu", "swiglu")
 class FeedForward(nn.Module):
     """The position-wise feed-forward network: fc2(dropout(activation(fc1(x)))).
 
-    Every token is transformed on its own, d_model → d_ff → d_model. `activation`
-    is "gelu" (exact, with erf), "gelu_tanh" (the tanh approximation), "relu" or
-    "swiglu"; SwiGLU adds a third linear map `gate` and computes
-    fc2(silu(gate(x)) * fc1(x)) (Shazeer, 2020, arXiv:2002.05202). Dropout sits
-    after the activation, as in `torch.nn.TransformerEncoderLayer`; the dropout on
-    the residual branch belongs to the encoder layer (chapter 7). Without
-    autograd (`torch.no_grad`, `torch.inference_mode`) the activation is computed
-    in place on fc1's output, which saves memory and time; a forward hook on
-    `fc1` then sees the activated values.
+    Takes x of shape (..., d_model), usually (b, n, d), and returns the same
+    shape; every token is transformed on its own, d_model → d_ff → d_model.
+    `activation` is "gelu" (exact, with erf), "gelu_tanh" (the tanh
+    approximation), "relu" or "swiglu"; SwiGLU adds a third linear map `gate` and
+    computes fc2(silu(gate(x)) * fc1(x)) (Shazeer, 2020, arXiv:2002.05202).
+    Dropout sits after the activation, as in `torch.nn.TransformerEncoderLayer`;
+    the dropout on the residual branch belongs to the encoder layer (chapter 7).
+    Without autograd (`torch.no_grad`, `torch.inference_mode`) the activation is
+    computed in place on fc1's output, which saves memory and time; a forward
+    hook on `fc1` then sees the activated values. Raises ValueError for sizes
+    that are not positive ints, an unknown activation, dropout outside [0, 1) or
+    an x whose last axis is not d_model; TypeError for a non-str activation, a
+    non-numeric dropout, or an x that is not a float tensor of the parameters'
+    dtype (outside `torch.autocast`).
+
+    Example::
+
+        >>> ffn = FeedForward(d_model=384, d_ff=1536)
+        >>> ffn(torch.randn(2, 7, 384)).shape
+        torch.Size([2, 7, 384])
     """
 
     def __init__(
@@ -80,10 +124,19 @@ class FeedForward(nn.Module):
         for name, value in (("d_model", d_model), ("d_ff", d_ff)):
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise ValueError(f"expected {name} as a positive int, got {value!r}")
+        if not isinstance(activation, str):
+            raise TypeError(
+                f"expected activation as a str, got {type(activation).__name__}"
+            )
         if activation not in _ACTIVATIONS:
             allowed = ", ".join(repr(a) for a in _ACTIVATIONS)
             raise ValueError(
                 f"unknown activation {activation!r}; expected one of {allowed}"
+            )
+        if isinstance(dropout, bool) or not isinstance(dropout, (int, float)):
+            raise TypeError(
+                "expected dropout as a float in [0, 1), "
+                f"got {type(dropout).__name__} {dropout!r}"
             )
         if not 0.0 <= dropout < 1.0:
             raise ValueError(f"expected dropout in [0, 1), got {dropout!r}")
@@ -95,7 +148,7 @@ class FeedForward(nn.Module):
         self.fc2 = nn.Linear(d_ff, d_model)
 
     def forward(self, x: Tensor) -> Tensor:  # x: (..., d_model), usually (b, n, d)
-        _check_last_dim(x, self.d_model)
+        _check_last_dim(x, self.d_model, self.fc1.weight.dtype)
         hidden = self.fc1(x)  # (..., d_ff): the largest tensor in the layer
         # When autograd is not recording (inference), the activation overwrites
         # fc1's output instead of allocating a second (..., d_ff) tensor. With

@@ -23,7 +23,10 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from encoderlib.data import PaddingCollator
+from encoderlib.data import (  # noqa: F811 (the imports cell has it too)
+    PaddingCollator,
+    _check_seed,
+)
 from encoderlib.encoder import Encoder
 from encoderlib.heads import MaskedLMHead
 
@@ -58,6 +61,50 @@ def _check_token_id(name: str, value: object, vocab_size: int) -> int:
     return value
 
 
+def _check_mask(mask: object, shape: tuple[int, ...]) -> Tensor:
+    # An attention mask of `shape` as bool: from bool or 0/1 integers (uint8 too,
+    # read as 0/1 values, never as a boolean index); a clear error otherwise.
+    if not isinstance(mask, Tensor):
+        raise TypeError(
+            f"expected attention_mask as a tensor, got {type(mask).__name__}"
+        )
+    if tuple(mask.shape) != tuple(shape):
+        raise ValueError(
+            f"expected attention_mask of shape {tuple(shape)} like input_ids, got "
+            f"{tuple(mask.shape)}"
+        )
+    if mask.dtype == torch.bool:
+        return mask
+    if mask.is_floating_point() or mask.is_complex():
+        raise TypeError(
+            f"expected attention_mask as bool or 0/1 integers, got dtype {mask.dtype}"
+        )
+    if ((mask != 0) & (mask != 1)).any():
+        raise ValueError(
+            "expected attention_mask values 0 or 1 (1 = real token), got "
+            f"{sorted(mask.unique().tolist())[:6]}"
+        )
+    return mask != 0
+
+
+def _as_int64_ids(input_ids: object) -> object:
+    # Token ids of any integer dtype, read as int64 (what nn.Embedding needs);
+    # anything else is passed on unchanged, for the encoder to refuse clearly.
+    if (
+        isinstance(input_ids, Tensor)
+        and not input_ids.is_floating_point()
+        and not input_ids.is_complex()
+        and input_ids.dtype not in (torch.bool, torch.long)
+    ):
+        return input_ids.long()
+    return input_ids
+
+
+class _MLMOutputFields(NamedTuple):
+    loss: Tensor | None
+    logits: Tensor
+
+
 def mask_tokens(
     input_ids: Tensor,
     mask_token_id: int,
@@ -81,7 +128,20 @@ def mask_tokens(
     come from `generator` (a CPU `torch.Generator`; None: torch's global one).
     Returns `(masked_ids, labels)`: the new ids, and labels that hold the original
     id at chosen positions and `IGNORE_INDEX` (-100, skipped by
-    `F.cross_entropy`) elsewhere. `input_ids` itself is not changed.
+    `F.cross_entropy`) elsewhere, both shaped like `input_ids`; `input_ids`
+    itself is not changed. An empty batch (b = 0) gives two empty tensors.
+    Raises `TypeError` when `input_ids` is not an int64 tensor, an id or size is
+    not an int, `special_token_ids` is not an iterable of ints, a share is not a
+    number, `attention_mask` is not a bool or 0/1 integer tensor or `generator`
+    not a `torch.Generator`; `ValueError` for ids outside [0, vocab_size), a
+    share outside [0, 1] (or `mask_fraction` + `random_fraction` > 1), a mask of
+    another shape or with values other than 0 and 1.
+
+    Example::
+
+        masked, labels = mask_tokens(ids, tok.mask_token_id, tok.vocab_size,
+                                     tok.special_token_ids, attention_mask=mask)
+        (labels != -100).float().mean()  # about 0.15 of the real tokens
     """
     if not isinstance(input_ids, Tensor) or input_ids.dtype != torch.long:
         got = getattr(input_ids, "dtype", type(input_ids).__name__)
@@ -91,6 +151,17 @@ def mask_tokens(
     if vocab_size < 1:
         raise ValueError(f"expected vocab_size >= 1, got {vocab_size}")
     _check_token_id("mask_token_id", mask_token_id, vocab_size)
+    if isinstance(special_token_ids, (str, bytes, Tensor)) or not isinstance(
+        special_token_ids, Iterable
+    ):
+        raise TypeError(
+            "expected special_token_ids as an iterable of ints (a set, a list), got "
+            f"{type(special_token_ids).__name__}"
+        )
+    if generator is not None and not isinstance(generator, torch.Generator):
+        raise TypeError(
+            f"expected generator as a torch.Generator or None, got {generator!r}"
+        )
     specials = sorted(
         {
             _check_token_id("a special token id", i, vocab_size)
@@ -109,17 +180,7 @@ def mask_tokens(
     special = torch.tensor(specials, dtype=torch.long, device=device)
     candidates = ~torch.isin(input_ids, special)  # real tokens may be chosen
     if attention_mask is not None:
-        if not isinstance(attention_mask, Tensor):
-            raise TypeError(
-                "expected attention_mask as a tensor, got "
-                f"{type(attention_mask).__name__}"
-            )
-        if attention_mask.shape != input_ids.shape:
-            raise ValueError(
-                f"expected attention_mask of shape {tuple(input_ids.shape)} like "
-                f"input_ids, got {tuple(attention_mask.shape)}"
-            )
-        candidates &= attention_mask.to(device).bool()
+        candidates &= _check_mask(attention_mask, tuple(input_ids.shape)).to(device)
     pool = torch.ones(vocab_size, dtype=torch.bool, device="cpu")  # random tokens
     pool[special.cpu()] = False
     pool = pool.nonzero().squeeze(1)
@@ -156,7 +217,18 @@ class MLMCollator:
     `input_ids` (masked), `attention_mask` and `labels` (the original ids at
     chosen positions, -100 elsewhere). `tokenizer` is a chapter-2 tokenizer whose
     vocabulary has [MASK]; `probability`, `mask_fraction` and `random_fraction`
-    are passed to `mask_tokens`.
+    are passed to `mask_tokens`. A call takes a list of b examples, each with
+    `input_ids` (a list of n_i ids), and returns tensors of shape (b, n), n =
+    max n_i. Raises `TypeError` when `tokenizer` is not a chapter-2 tokenizer,
+    a share is not a number or `seed` not an int; `ValueError` when the
+    vocabulary has no [MASK], a share is out of range or `seed` is outside
+    [-2**63, 2**64); a call raises as `PaddingCollator` and `mask_tokens` do.
+
+    Example::
+
+        collate = MLMCollator(tokenizer, seed=0)
+        batch = collate([{"input_ids": tokenizer.encode("the cat sat")}])
+        batch["labels"]  # (1, 5): the original id where a token was chosen, else -100
     """
 
     def __init__(
@@ -168,11 +240,16 @@ class MLMCollator:
         mask_fraction: float = 0.8,
         random_fraction: float = 0.1,
     ) -> None:
-        if getattr(tokenizer, "mask_token_id", None) is None:
+        needs = ("mask_token_id", "pad_token_id", "vocab_size", "special_token_ids")
+        if not all(hasattr(tokenizer, name) for name in needs):
+            raise TypeError(
+                "expected a chapter-2 tokenizer (a WordPieceTokenizer, say), got "
+                f"{type(tokenizer).__name__}"
+            )
+        if tokenizer.mask_token_id is None:
             raise ValueError("expected a tokenizer whose vocabulary has [MASK]")
         _check_fractions(probability, mask_fraction, random_fraction)
-        if isinstance(seed, bool) or not isinstance(seed, int):
-            raise TypeError(f"expected seed as an int, got {seed!r}")
+        _check_seed(seed)
         self.tokenizer, self.probability = tokenizer, probability
         self.mask_fraction, self.random_fraction = mask_fraction, random_fraction
         # Examples carry no class label here: a key no example has keeps
@@ -203,17 +280,37 @@ class MLMCollator:
         )
 
 
-class MLMOutput(NamedTuple):
+class MLMOutput(_MLMOutputFields):
     """A masked language model's answer: the loss and the logits it came from.
 
-    `loss` is the mean cross-entropy over the labelled positions (None without
-    labels); `logits` is (t, vocab_size) for the t labelled positions, in the
-    order of `labels != -100` read row by row, when labels were given, else
-    (b, n, vocab_size) for every position.
+    `loss` is the mean cross-entropy over the labelled positions, a scalar
+    tensor (None without labels); `logits` is (t, vocab_size) for the t labelled
+    positions, in the order of `labels != -100` read row by row, when labels
+    were given, else (b, n, vocab_size) for every position. A tuple, so
+    `loss, logits = model(...)` works too. Raises `TypeError` when `loss` is not
+    a scalar tensor or None, or `logits` not a tensor; `ValueError` when
+    `logits` is not 2-D or 3-D.
+
+    Example::
+
+        output = model(input_ids, attention_mask, labels)  # an MLMOutput
+        output.loss, output.logits.shape  # tensor(6.2...), (t, vocab_size)
     """
 
-    loss: Tensor | None
-    logits: Tensor
+    __slots__ = ()
+
+    def __new__(cls, loss: Tensor | None, logits: Tensor) -> "MLMOutput":
+        if loss is not None and (not isinstance(loss, Tensor) or loss.dim() != 0):
+            got = tuple(loss.shape) if isinstance(loss, Tensor) else type(loss).__name__
+            raise TypeError(f"expected loss as a scalar tensor or None, got {got}")
+        if not isinstance(logits, Tensor):
+            raise TypeError(f"expected logits as a tensor, got {type(logits).__name__}")
+        if logits.dim() not in (2, 3):
+            raise ValueError(
+                "expected logits of shape (t, vocab_size) or (b, n, vocab_size), got "
+                f"{tuple(logits.shape)}"
+            )
+        return super().__new__(cls, loss, logits)
 
 
 class MaskedLanguageModel(nn.Module):
@@ -227,7 +324,16 @@ class MaskedLanguageModel(nn.Module):
     vocabulary-sized row of logits costs vocab_size × d_model multiply-adds and
     most positions carry no label, so only the labelled ones are scored. The
     head is `MaskedLMHead.from_encoder(encoder)`: its decoder weight is the
-    encoder's token-embedding Parameter.
+    encoder's token-embedding Parameter. Token ids of any integer dtype are read
+    as int64. Raises `TypeError` when `encoder` is not an encoderlib `Encoder`
+    or `labels` not an int64 tensor, and `ValueError` for labels of another
+    shape than `input_ids` or outside [0, vocab_size) other than -100; the
+    encoder raises for bad ids and masks.
+
+    Example::
+
+        model = MaskedLanguageModel(Encoder(EncoderConfig.tiny(vocab_size=100)))
+        model(batch["input_ids"], batch["attention_mask"], batch["labels"]).loss
     """
 
     def __init__(self, encoder: Encoder) -> None:
@@ -246,6 +352,7 @@ class MaskedLanguageModel(nn.Module):
         labels: Tensor | None = None,
         token_type_ids: Tensor | None = None,
     ) -> MLMOutput:
+        input_ids = _as_int64_ids(input_ids)
         h = self.encoder(input_ids, attention_mask, token_type_ids)  # (b, n, d)
         if labels is None:
             return MLMOutput(None, self.head(h))  # (b, n, vocab_size)
@@ -256,6 +363,13 @@ class MaskedLanguageModel(nn.Module):
             raise ValueError(
                 f"expected labels of shape {tuple(input_ids.shape)} like input_ids, "
                 f"got {tuple(labels.shape)}"
+            )
+        vocab_size = self.head.decoder.weight.shape[0]
+        outside = (labels != IGNORE_INDEX) & ((labels < 0) | (labels >= vocab_size))
+        if outside.any():
+            raise ValueError(
+                f"expected labels in [0, {vocab_size}) or {IGNORE_INDEX}, got "
+                f"{int(labels[outside][0])}"
             )
         chosen = labels.to(h.device) != IGNORE_INDEX  # (b, n)
         logits = self.head(h[chosen])  # (t, vocab_size): labelled positions only
@@ -269,8 +383,28 @@ def mlm_loss(model: MaskedLanguageModel, batch: Mapping[str, Tensor]) -> Tensor:
     """The loss `encoderlib.training.train` needs for masked-language modelling.
 
     `model(input_ids, attention_mask, labels, token_type_ids).loss` for a batch
-    as `MLMCollator` makes it (`attention_mask` and `token_type_ids` optional).
+    as `MLMCollator` makes it: `input_ids` and `labels` (b, n), `attention_mask`
+    and `token_type_ids` (b, n) optional. Returns a scalar tensor. Raises
+    `TypeError` when `model` is not a `MaskedLanguageModel` or `batch` not a
+    mapping, and `ValueError` when the batch lacks `input_ids` or `labels`.
+
+    Example::
+
+        loader = data_loader(texts, MLMCollator(tokenizer), batch_size=32)
+        history = train(model, mlm_loss, loader, steps=300)
     """
+    if not isinstance(model, MaskedLanguageModel):
+        raise TypeError(f"expected a MaskedLanguageModel, got {type(model).__name__}")
+    if not isinstance(batch, Mapping):
+        raise TypeError(
+            f"expected batch as a mapping (as MLMCollator makes it), got "
+            f"{type(batch).__name__}"
+        )
+    missing = [key for key in ("input_ids", "labels") if key not in batch]
+    if missing:
+        raise ValueError(
+            f"expected a batch with 'input_ids' and 'labels', got keys {sorted(batch)}"
+        )
     return model(
         batch["input_ids"],
         batch.get("attention_mask"),

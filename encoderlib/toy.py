@@ -40,11 +40,16 @@ D_FF: int = 5  # width of the feed-forward network's hidden layer
 
 
 def toy_embeddings() -> Tensor:
-    """The 4×3 embedding grid of "The cat sat.", one row per token in `TOKENS`.
+    """The (4, 3) float32 embedding grid of "The cat sat.", a row per token of `TOKENS`.
 
     The values are invented small numbers that can be multiplied in one's head.
     Every call returns a fresh tensor, so experiments on the result never change
-    the chapter's numbers.
+    the chapter's numbers. Takes no arguments and raises nothing.
+
+    Example::
+
+        x = toy_embeddings()  # (n, d) = (4, 3)
+        x[2]  # tensor([0.3000, 0.1000, 0.0000]): the row of "cat"
     """
     return torch.tensor(
         [
@@ -56,20 +61,51 @@ def toy_embeddings() -> Tensor:
     )
 
 
+def _check_labels(labels, name: str) -> None:
+    """Raise a TypeError unless `labels` is None or a list (not a str) of labels."""
+    if labels is not None and (
+        isinstance(labels, (str, bytes)) or not isinstance(labels, Sequence)
+    ):
+        raise TypeError(
+            f"expected {name} as a list of str or None, got {type(labels).__name__}"
+        )
+
+
+def _check_digits(digits: int) -> None:
+    """Raise unless `digits` is an int >= 0 (a number of decimals)."""
+    if isinstance(digits, bool) or not isinstance(digits, int):
+        raise TypeError(f"expected digits as an int, got {type(digits).__name__}")
+    if digits < 0:
+        raise ValueError(f"expected digits >= 0, got {digits}")
+
+
 def format_matrix(
     matrix: Tensor,
     row_labels: Sequence[str] | None = None,
     col_labels: Sequence[str] | None = None,
     digits: int = 3,
 ) -> str:
-    """Lay out a 1-D or 2-D tensor as a text table with labelled rows and columns.
+    """Lay out a (d,) or (n, d) tensor as a text table with labelled rows and columns.
 
     Rows and columns are numbered when no labels are given. Values are rounded to
     `digits` decimals, and a rounded negative zero prints as `0.000`, so the
-    table shows what the reader would write by hand.
+    table shows what the reader would write by hand. An empty tensor gives the
+    header alone. Raises TypeError for a non-tensor, a complex tensor, labels
+    given as one str, or a non-int `digits`; ValueError for other ranks, a
+    wrong number of labels, or `digits` < 0.
+
+    Example::
+
+        print(format_matrix(torch.eye(2), ["a", "b"], ["x", "y"], digits=1))
+        # a header with x and y, then "a  1.0  0.0" and "b  0.0  1.0"
     """
     if not isinstance(matrix, Tensor):
         raise TypeError(f"expected a torch.Tensor, got {type(matrix).__name__}")
+    if matrix.is_complex():
+        raise TypeError(f"expected a real tensor, got {matrix.dtype}")
+    _check_labels(row_labels, "row_labels")
+    _check_labels(col_labels, "col_labels")
+    _check_digits(digits)
     values = matrix.detach().cpu().double()
     if values.dim() == 1:
         values = values.unsqueeze(0)
@@ -96,8 +132,10 @@ def format_matrix(
     cells = [
         [f"{round(v, digits) + 0.0:.{digits}f}" for v in row] for row in values.tolist()
     ]
-    width = max(len(text) for text in cols + [c for row in cells for c in row])
-    label_width = max(len(text) for text in rows)
+    width = max(
+        (len(text) for text in cols + [c for row in cells for c in row]), default=0
+    )
+    label_width = max((len(text) for text in rows), default=0)
     lines = [" " * label_width + "  " + "  ".join(c.rjust(width) for c in cols)]
     for label, row in zip(rows, cells, strict=True):
         lines.append(
@@ -113,20 +151,40 @@ def print_matrix(
     digits: int = 3,
     title: str | None = None,
 ) -> None:
-    """Print `format_matrix(matrix, ...)`, under a title when one is given."""
+    """Print `format_matrix(matrix, ...)` of a (d,) or (n, d) tensor, under any title.
+
+    Takes and raises what `format_matrix` does, and a TypeError for a title
+    that is not a str.
+
+    Example::
+
+        print_matrix(toy_embeddings(), TOKENS, digits=1, title="X")
+        # "X", then a header line and one line per token
+    """
+    if title is not None and not isinstance(title, str):
+        raise TypeError(f"expected title as a str or None, got {type(title).__name__}")
+    text = format_matrix(matrix, row_labels, col_labels, digits)
     if title:
         print(title)
-    print(format_matrix(matrix, row_labels, col_labels, digits))
+    print(text)
 
 
 @dataclass(frozen=True)
 class ToyWeights:
     """The weights of the toy encoder block, for row vectors multiplied as `x @ W`.
 
-    `w_q`, `w_k`, `w_v` (3×3) turn tokens into queries, keys and values; `w_1`
-    (3×5), `b_1`, `w_2` (5×3) and `b_2` make the ReLU feed-forward network.
-    PyTorch's `nn.Linear` stores the transpose of such a matrix, so copying one
-    into a `Linear` means `linear.weight = w.T`.
+    For tokens of width d and a feed-forward hidden width d_ff: `w_q`, `w_k`,
+    `w_v` (d, d) turn tokens into queries, keys and values; `w_1` (d, d_ff),
+    `b_1` (d_ff,), `w_2` (d_ff, d) and `b_2` (d,) make the ReLU feed-forward
+    network. PyTorch's `nn.Linear` stores the transpose of such a matrix, so
+    copying one into a `Linear` means `linear.weight = w.T`. All seven must be
+    floating-point tensors of one dtype: anything else raises TypeError, and
+    shapes that do not fit together raise ValueError, when the weights are made.
+
+    Example::
+
+        w = toy_weights()  # d = 3, d_ff = 5; below, d_ff = 4
+        ToyWeights(w.w_q, w.w_k, w.w_v, w.w_1[:, :4], w.b_1[:4], w.w_2[:4], w.b_2)
     """
 
     w_q: Tensor
@@ -137,13 +195,48 @@ class ToyWeights:
     w_2: Tensor
     b_2: Tensor
 
+    def __post_init__(self) -> None:
+        fields = {name: getattr(self, name) for name in self.__dataclass_fields__}
+        for name, value in fields.items():
+            if not isinstance(value, Tensor):
+                raise TypeError(
+                    f"expected {name} as a torch.Tensor, got {type(value).__name__}"
+                )
+            if not value.is_floating_point():
+                raise TypeError(
+                    f"expected {name} with a floating-point dtype, got {value.dtype}"
+                )
+        if len({value.dtype for value in fields.values()}) > 1:
+            received = ", ".join(f"{n} {v.dtype}" for n, v in fields.items())
+            raise TypeError(f"expected the weights in one dtype, got {received}")
+        if self.w_1.dim() != 2:
+            raise ValueError(
+                f"expected w_1 of shape (d, d_ff), got {tuple(self.w_1.shape)}"
+            )
+        d, d_ff = self.w_1.shape
+        expected = {"w_q": (d, d), "w_k": (d, d), "w_v": (d, d)}
+        expected |= {"b_1": (d_ff,), "w_2": (d_ff, d), "b_2": (d,)}
+        for name, shape in expected.items():
+            if tuple(fields[name].shape) != shape:
+                raise ValueError(
+                    f"expected {name} of shape {shape} to fit w_1 of shape "
+                    f"{(d, d_ff)}, got {tuple(fields[name].shape)}"
+                )
+
 
 def toy_weights() -> ToyWeights:
     """The chapter's weights: W_Q = I₃, W_K = W_V = 0.5·I₃, a hand-made 3→5→3 network.
 
     The feed-forward's hidden units read: one unit per input dimension, one for
     "dim 0 + dim 1 − dim 2", and one for "dim 1 + dim 2 − dim 0" that has to
-    clear a threshold of 0.1 before it fires. Fresh tensors on every call.
+    clear a threshold of 0.1 before it fires. Fresh float32 tensors on every
+    call: (3, 3) for W_Q, W_K, W_V; (3, 5) and (5,) for W_1, b_1; (5, 3) and
+    (3,) for W_2, b_2. Takes no arguments and raises nothing.
+
+    Example::
+
+        weights = toy_weights()
+        weights.w_1.shape  # torch.Size([3, 5]): d = 3 → d_ff = 5
     """
     eye = torch.eye(D_MODEL)
     return ToyWeights(
@@ -174,32 +267,93 @@ def toy_weights() -> ToyWeights:
 def softmax_rows(scores: Tensor) -> Tensor:
     """Softmax along the last axis, written out: exp(s − max s) / Σ exp(s − max s).
 
-    Subtracting each row's maximum cancels in the fraction, so the result is the
-    textbook softmax, but `exp` never overflows: scores of 1000 are as safe as
-    scores of 0.01. Equal to `torch.softmax(scores, dim=-1)` up to rounding.
+    Takes scores of any shape (..., n), such as (n, n) for n tokens, and returns
+    weights of the same shape whose last axis sums to 1. Subtracting each row's
+    maximum cancels in the fraction, so the result is the textbook softmax, but
+    `exp` never overflows: scores of 1000 are as safe as scores of 0.01. Equal
+    to `torch.softmax(scores, dim=-1)` up to rounding. A score of −inf (a masked
+    key) gets weight 0, and a row of −inf only gives zeros, not NaN; n = 0 gives
+    an empty result. Raises TypeError for a non-tensor or a non-float dtype,
+    ValueError for a 0-d tensor or a NaN or +inf score.
+
+    Example::
+
+        softmax_rows(torch.tensor([1000.0, 1001.0]))  # tensor([0.2689, 0.7311])
+        softmax_rows(torch.tensor([0.0, -math.inf]))  # tensor([1., 0.])
     """
     if not isinstance(scores, Tensor):
         raise TypeError(
             f"expected scores as a torch.Tensor, got {type(scores).__name__}"
         )
-    shifted = scores - scores.amax(dim=-1, keepdim=True)
-    exponentials = shifted.exp()
-    return exponentials / exponentials.sum(dim=-1, keepdim=True)
+    if not scores.is_floating_point():
+        raise TypeError(
+            f"expected scores with a floating-point dtype, got {scores.dtype}"
+        )
+    if scores.dim() == 0:
+        raise ValueError("expected scores of shape (..., n), got a 0-d tensor")
+    if scores.isnan().any() or (scores == math.inf).any():
+        raise ValueError("expected finite scores or −inf (masked), got NaN or +inf")
+    if scores.shape[-1] == 0:
+        return scores.clone()  # (..., 0): nothing to weigh
+    row_max = scores.amax(dim=-1, keepdim=True)
+    row_max = row_max.masked_fill(row_max == -math.inf, 0.0)  # an all −inf row
+    exponentials = (scores - row_max).exp()
+    # The sum is at least 1 (the maximum's exp(0)) unless the whole row is −inf.
+    total = exponentials.sum(dim=-1, keepdim=True)
+    return exponentials / total.clamp(min=torch.finfo(scores.dtype).tiny)
 
 
-def _check_token_matrix(x: Tensor, width: int, name: str = "x") -> None:
-    """Raise a clear error unless `x` is a (tokens, width) float tensor."""
+def _check_weights(weights: "ToyWeights") -> None:
+    """Raise a TypeError unless `weights` is a `ToyWeights` (checked when made)."""
+    if not isinstance(weights, ToyWeights):
+        raise TypeError(
+            f"expected weights as a ToyWeights, got {type(weights).__name__}"
+        )
+
+
+def _check_token_matrix(x: Tensor, width: int, name: str = "x", dtype=None) -> None:
+    """Raise a clear error unless `x` is a (tokens, width) float tensor of `dtype`."""
     if not isinstance(x, Tensor):
         raise TypeError(f"expected {name} as a torch.Tensor, got {type(x).__name__}")
     if x.dim() != 2 or x.shape[1] != width:
         raise ValueError(f"expected {name} of shape (n, {width}), got {tuple(x.shape)}")
     if not x.is_floating_point():
         raise TypeError(f"expected {name} with a floating-point dtype, got {x.dtype}")
+    if dtype is not None and x.dtype != dtype:
+        raise TypeError(
+            f"expected {name} in the weights' dtype {dtype}, got {x.dtype}; "
+            f"convert one of them, e.g. {name}.to({dtype})"
+        )
+
+
+def _check_eps(eps: float) -> None:
+    """Raise unless `eps` is a positive, finite number (LayerNorm's guard)."""
+    if isinstance(eps, bool) or not isinstance(eps, (int, float)):
+        raise TypeError(f"expected eps as a float, got {type(eps).__name__}")
+    if not 0 < eps < math.inf:
+        raise ValueError(f"expected eps > 0 and finite, got eps={eps}")
+
+
+def _check_scale(scale: bool) -> None:
+    """Raise a TypeError unless `scale` is a bool."""
+    if not isinstance(scale, bool):
+        raise TypeError(f"expected scale as a bool, got {type(scale).__name__}")
 
 
 @dataclass
 class AttentionTrace:
-    """Every intermediate of one single-head self-attention over n tokens."""
+    """Every intermediate of one single-head self-attention over n tokens of width d.
+
+    `queries`, `keys`, `values` and `context` are (n, d); `scores`,
+    `scaled_scores` and `weights` are (n, n), rows for queries and columns for
+    keys. Made by `attention_step`, which checks its input; this container
+    checks nothing and raises nothing.
+
+    Example::
+
+        trace = attention_step(toy_embeddings(), toy_weights())
+        trace.weights.shape  # torch.Size([4, 4])
+    """
 
     queries: Tensor
     keys: Tensor
@@ -215,12 +369,23 @@ def attention_step(
 ) -> AttentionTrace:
     """Single-head self-attention on the rows of `x`: softmax(Q Kᵀ / √d_k) V.
 
-    `x` is (n, d) with one token per row; Q, K and V are x W_Q, x W_K and x W_V.
-    With `scale=False` the √d_k division is skipped, which the chapter uses to
-    show what the scaling changes. Returns an `AttentionTrace` holding the
-    queries, keys, values, scores, weights and context.
+    `x` is (n, d) with one token per row, in the weights' dtype; Q, K and V are
+    x W_Q, x W_K and x W_V, each (n, d), and the scores and weights (n, n). With
+    `scale=False` the √d_k division is skipped, which the chapter uses to show
+    what the scaling changes. n = 0 gives empty results. Returns an
+    `AttentionTrace` holding the queries, keys, values, scores, weights and
+    context. Raises TypeError for a non-tensor or non-float `x`, an `x` whose
+    dtype differs from the weights', weights that are not a `ToyWeights`, or a
+    non-bool `scale`; ValueError for an `x` that is not (n, d).
+
+    Example::
+
+        trace = attention_step(toy_embeddings(), toy_weights())
+        trace.context.shape  # torch.Size([4, 3]): (n, d)
     """
-    _check_token_matrix(x, weights.w_q.shape[0])
+    _check_weights(weights)
+    _check_token_matrix(x, weights.w_q.shape[0], dtype=weights.w_q.dtype)
+    _check_scale(scale)
     queries, keys, values = x @ weights.w_q, x @ weights.w_k, x @ weights.w_v
     scores = queries @ keys.T
     scaled_scores = scores / math.sqrt(keys.shape[-1]) if scale else scores
@@ -239,12 +404,29 @@ def attention_step(
 def layer_norm_step(x: Tensor, eps: float = 1e-5) -> Tensor:
     """Normalise each row of `x` to mean 0 and variance 1: (x − μ) / √(σ² + eps).
 
-    This is LayerNorm with its learned gain at 1 and bias at 0, their initial
-    values. The variance is the biased one (divide by d, not d − 1), as in
-    `torch.nn.LayerNorm`.
+    `x` is (..., d), usually (n, d), and the result has its shape. This is
+    LayerNorm with its learned gain at 1 and bias at 0, their initial values.
+    The variance is the biased one (divide by d, not d − 1), as in
+    `torch.nn.LayerNorm`. Raises TypeError for a non-tensor or non-float `x` or
+    a non-number `eps`; ValueError for a 0-d `x`, d = 0, or `eps` ≤ 0 (which
+    would divide a constant row by zero).
+
+    Example::
+
+        layer_norm_step(torch.tensor([[1.0, 2.0, 3.0]]))  # [[-1.2247, 0.0, 1.2247]]
+        layer_norm_step(toy_embeddings()).shape  # torch.Size([4, 3])
     """
     if not isinstance(x, Tensor):
         raise TypeError(f"expected x as a torch.Tensor, got {type(x).__name__}")
+    if not x.is_floating_point():
+        raise TypeError(f"expected x with a floating-point dtype, got {x.dtype}")
+    if x.dim() == 0 or x.shape[-1] == 0:
+        raise ValueError(
+            f"expected x of shape (..., d) with d >= 1, got {tuple(x.shape)}"
+        )
+    _check_eps(eps)
+    if x.numel() == 0:  # no rows (n = 0): nothing to normalise
+        return x.clone()
     mean = x.mean(dim=-1, keepdim=True)
     variance = x.var(dim=-1, unbiased=False, keepdim=True)
     return (x - mean) / torch.sqrt(variance + eps)
@@ -253,17 +435,36 @@ def layer_norm_step(x: Tensor, eps: float = 1e-5) -> Tensor:
 def feed_forward_step(x: Tensor, weights: ToyWeights) -> tuple[Tensor, Tensor]:
     """The position-wise network ReLU(x W_1 + b_1) W_2 + b_2, applied to every row.
 
-    Returns `(hidden, output)`: the (n, d_ff) hidden activations after ReLU, kept
-    so the chapter can show which units fire, and the (n, d) output.
+    `x` is (n, d), in the weights' dtype. Returns `(hidden, output)`: the
+    (n, d_ff) hidden activations after ReLU, kept so the chapter can show which
+    units fire, and the (n, d) output. Raises TypeError for a non-tensor or
+    non-float `x`, a dtype other than the weights', or weights that are not a
+    `ToyWeights`; ValueError for an `x` that is not (n, d).
+
+    Example::
+
+        hidden, output = feed_forward_step(toy_embeddings(), toy_weights())
+        hidden.shape, output.shape  # (torch.Size([4, 5]), torch.Size([4, 3]))
     """
-    _check_token_matrix(x, weights.w_1.shape[0])
+    _check_weights(weights)
+    _check_token_matrix(x, weights.w_1.shape[0], dtype=weights.w_1.dtype)
     hidden = torch.relu(x @ weights.w_1 + weights.b_1)
     return hidden, hidden @ weights.w_2 + weights.b_2
 
 
 @dataclass
 class BlockTrace:
-    """Every intermediate of one toy encoder block, in the order they are computed."""
+    """Every intermediate of one toy encoder block, in the order they are computed.
+
+    `attention` is the block's `AttentionTrace`; `hidden` is (n, d_ff) and every
+    other field (n, d). Made by `encoder_block`; this container checks nothing
+    and raises nothing.
+
+    Example::
+
+        block = encoder_block(toy_embeddings(), toy_weights())
+        block.output.shape  # torch.Size([4, 3])
+    """
 
     attention: AttentionTrace
     residual_1: Tensor
@@ -280,9 +481,17 @@ def encoder_block(
     """One post-norm encoder block: h = LN(x + Attention(x)), out = LN(h + FFN(h)).
 
     Single-head attention without an output projection, the ReLU feed-forward
-    network and LayerNorm without learned gain or bias. Returns a `BlockTrace`
-    whose `.output` is the (n, d) result.
+    network and LayerNorm without learned gain or bias. `x` is (n, d) in the
+    weights' dtype; returns a `BlockTrace` whose `.output` is the (n, d)
+    result. Raises what `attention_step` raises, and TypeError or ValueError
+    for an `eps` that is not a number > 0.
+
+    Example::
+
+        block = encoder_block(toy_embeddings(), toy_weights())
+        block.output.mean(dim=-1)  # ≈ 0 per row (float32 rounding): LayerNorm's output
     """
+    _check_eps(eps)
     attention = attention_step(x, weights, scale=scale)
     residual_1 = x + attention.context
     normed_1 = layer_norm_step(residual_1, eps)
@@ -302,10 +511,19 @@ def encoder_block(
 def to_torch_layer(weights: ToyWeights) -> torch.nn.TransformerEncoderLayer:
     """PyTorch's `nn.TransformerEncoderLayer` holding the toy's weights, in eval mode.
 
-    One head, ReLU, no dropout, post-norm, batch-first. The toy has no output
-    projection after attention, so `out_proj` is set to the identity, and the
-    LayerNorms keep gain 1 and bias 0. Used to check `encoder_block` against torch.
+    One head, ReLU, no dropout, post-norm, batch-first, in the weights' dtype
+    and on their device, so float64 weights make a float64 layer. It maps
+    (b, n, d) to (b, n, d). The toy has no output projection after attention,
+    so `out_proj` is set to the identity, and the LayerNorms keep gain 1 and
+    bias 0. Used to check `encoder_block` against torch. Raises TypeError for
+    weights that are not a `ToyWeights`.
+
+    Example::
+
+        layer = to_torch_layer(toy_weights())
+        layer(toy_embeddings().unsqueeze(0)).shape  # torch.Size([1, 4, 3])
     """
+    _check_weights(weights)
     d_model, d_ff = weights.w_1.shape
     layer = torch.nn.TransformerEncoderLayer(
         d_model,
@@ -315,6 +533,8 @@ def to_torch_layer(weights: ToyWeights) -> torch.nn.TransformerEncoderLayer:
         activation="relu",
         batch_first=True,
         norm_first=False,
+        device=weights.w_1.device,
+        dtype=weights.w_1.dtype,
     )
     with torch.no_grad():
         # nn.Linear computes x @ weight.T, so each of our x @ W matrices goes in
@@ -334,7 +554,18 @@ def to_torch_layer(weights: ToyWeights) -> torch.nn.TransformerEncoderLayer:
 
 @dataclass
 class ToyRun:
-    """The toy encoder's result: block traces, the mean and the unit sentence vector."""
+    """The toy encoder's result: block traces, the mean and the unit sentence vector.
+
+    `blocks` holds one `BlockTrace` per block; `pooled` is the (d,) mean of the
+    last block's rows and `sentence_vector` the same (d,) vector scaled to
+    length 1. Made by `run_toy_encoder`; this container checks nothing
+    and raises nothing.
+
+    Example::
+
+        run = run_toy_encoder()
+        run.sentence_vector.norm()  # 1, to float32 rounding
+    """
 
     blocks: list[BlockTrace]
     pooled: Tensor
@@ -346,17 +577,32 @@ def run_toy_encoder(
 ) -> ToyRun:
     """Run the whole toy encoder: `n_blocks` blocks, mean pooling, L2 normalisation.
 
-    Defaults to the chapter's grid and weights. Every block reuses the same
-    weights (real encoders give each layer its own), and every token is pooled,
-    as there is no padding here.
+    `x` is (n, d) with n >= 1, in the weights' dtype; it defaults to the
+    chapter's grid, and `weights` to the chapter's weights. Every block reuses
+    the same weights (real encoders give each layer its own), and every token is
+    pooled, as there is no padding here. A mean of length 0 gives a zero
+    sentence vector, not NaN. Raises what `attention_step` raises, TypeError
+    for a non-int `n_blocks`, and ValueError for n_blocks < 1 or n = 0 tokens
+    (a mean of no rows is undefined).
+
+    Example::
+
+        run = run_toy_encoder()  # (4, 3) grid → (3,) sentence vector
+        run.sentence_vector  # tensor([ 0.7896, -0.2150, -0.5747])
     """
     x = toy_embeddings() if x is None else x
     weights = toy_weights() if weights is None else weights
+    if isinstance(n_blocks, bool) or not isinstance(n_blocks, int):
+        raise TypeError(f"expected n_blocks as an int, got {type(n_blocks).__name__}")
     if n_blocks < 1:
         raise ValueError(f"expected n_blocks >= 1, got {n_blocks}")
+    _check_weights(weights)
+    _check_token_matrix(x, weights.w_q.shape[0], dtype=weights.w_q.dtype)
+    if x.shape[0] == 0:
+        raise ValueError("expected x with at least one token (n >= 1), got n = 0")
     blocks = []
     for _ in range(n_blocks):
         blocks.append(encoder_block(x, weights))
         x = blocks[-1].output
     pooled = x.mean(dim=0)
-    return ToyRun(blocks, pooled, pooled / pooled.norm())
+    return ToyRun(blocks, pooled, pooled / pooled.norm().clamp(min=1e-12))

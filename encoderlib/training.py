@@ -21,12 +21,17 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import nullcontext
 from dataclasses import dataclass, field
-from typing import Any
+from numbers import Real
+from typing import TYPE_CHECKING, Any
 
 import torch
 from torch import Tensor, nn
 
+from encoderlib.data import _check_seed
 from encoderlib.utils import default_device, set_seed
+
+if TYPE_CHECKING:  # for the type hint only: progress_bar imports tqdm when called
+    from tqdm import tqdm
 
 
 def progress_bar(
@@ -36,7 +41,7 @@ def progress_bar(
     desc: str = "",
     disable: bool = False,
     **options: Any,
-):
+) -> "tqdm":
     """A tqdm progress bar that reads well in Jupyter, Colab, the book and a terminal.
 
     The book settles the `tqdm.auto` question here, once: with ipywidgets
@@ -45,8 +50,29 @@ def progress_bar(
     go to stdout, not stderr, so a stored notebook shows them as ordinary output,
     and they redraw at most once a second. `disable=True` or the environment
     variable `ENCODERLIB_PROGRESS=0` turns bars off (for logs and benchmarks).
-    Any other keyword goes to tqdm.
+    Any other keyword goes to tqdm. Returns the bar, which iterates over
+    `iterable` (or is updated by hand when `iterable` is None). Raises
+    `TypeError` when `iterable` is not iterable, `total` not an int, `desc` not a
+    str or `disable` not a bool, and `ValueError` for a negative `total`.
+
+    Example::
+
+        for step in progress_bar(range(100), desc="training"):
+            ...  # one bar, redrawn at most once a second
     """
+    if iterable is not None and not isinstance(iterable, Iterable):
+        raise TypeError(
+            f"expected an iterable (or None), got {type(iterable).__name__}"
+        )
+    if total is not None:
+        if isinstance(total, bool) or not isinstance(total, int):
+            raise TypeError(f"expected total as an int or None, got {total!r}")
+        if total < 0:
+            raise ValueError(f"expected total >= 0, got {total}")
+    if not isinstance(desc, str):
+        raise TypeError(f"expected desc as a str, got {type(desc).__name__}")
+    if not isinstance(disable, bool):
+        raise TypeError(f"expected disable as a bool, got {disable!r}")
     from tqdm import tqdm as text_bar
 
     bar = text_bar
@@ -73,6 +99,39 @@ def _in_notebook() -> bool:
     return getattr(shell, "kernel", None) is not None
 
 
+def _check_number(
+    name: str,
+    value: object,
+    low: float | None = None,
+    high: float | None = None,
+    low_open: bool = False,
+) -> float:
+    # A finite real number in [low, high] ((low, high] with low_open); a clear
+    # TypeError for anything that is not a number, ValueError for a bad value.
+    if isinstance(value, bool) or not isinstance(value, Real):
+        raise TypeError(f"expected {name} as a number, got {value!r}")
+    bounds = "(" if low_open else "["
+    span = (
+        f"{bounds}{'-inf' if low is None else low}, {'inf' if high is None else high}]"
+    )
+    if (
+        not math.isfinite(value)
+        or (low is not None and (value <= low if low_open else value < low))
+        or (high is not None and value > high)
+    ):
+        raise ValueError(f"expected {name} in {span}, got {value!r}")
+    return float(value)
+
+
+def _check_count(name: str, value: object, low: int = 0) -> int:
+    # An int >= low: TypeError for a non-int (a bool included), ValueError below low.
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"expected {name} as an int >= {low}, got {value!r}")
+    if value < low:
+        raise ValueError(f"expected {name} as an int >= {low}, got {value!r}")
+    return value
+
+
 @dataclass
 class TrainingHistory:
     """What `train` recorded, one entry per optimizer step, ready to plot.
@@ -83,7 +142,16 @@ class TrainingHistory:
     `tokens[i]` real tokens (counted from `attention_mask` when a batch has
     one, else 0). `evaluations` holds one dict per evaluation, `{"step": s,
     **metrics}`. `seconds` is the wall-clock time of the whole run.
-    `encoderlib.viz.plot_training_history` draws it.
+    `encoderlib.viz.plot_training_history` draws it. Raises `TypeError` when a
+    field is not a list (of dicts, for `evaluations`) and `ValueError` when
+    `losses` or `learning_rates` (or `grad_norms`, `tokens` if given) do not have
+    one entry per step.
+
+    Example::
+
+        history = TrainingHistory(steps=[1, 2], losses=[0.7, 0.5],
+                                  learning_rates=[1e-3, 1e-3])
+        history.final_loss  # 0.5, the mean over the last 10 % of steps
     """
 
     steps: list[int] = field(default_factory=list)
@@ -94,17 +162,48 @@ class TrainingHistory:
     evaluations: list[dict[str, float]] = field(default_factory=list)
     seconds: float = 0.0
 
+    def __post_init__(self) -> None:
+        per_step = ("steps", "losses", "learning_rates", "grad_norms", "tokens")
+        for name in (*per_step, "evaluations"):
+            if not isinstance(getattr(self, name), list):
+                got = type(getattr(self, name)).__name__
+                raise TypeError(f"expected {name} as a list, got {got}")
+        for name in per_step[1:]:
+            n, optional = len(getattr(self, name)), name in ("grad_norms", "tokens")
+            if n != len(self.steps) and not (optional and n == 0):
+                raise ValueError(
+                    f"expected {name} with one entry per step ({len(self.steps)}), "
+                    f"got {n}"
+                )
+        for i, evaluation in enumerate(self.evaluations):
+            if not isinstance(evaluation, dict) or "step" not in evaluation:
+                raise TypeError(
+                    f"expected evaluations as dicts with a 'step', got {evaluation!r} "
+                    f"at index {i}"
+                )
+        if isinstance(self.seconds, bool) or not isinstance(self.seconds, Real):
+            raise TypeError(f"expected seconds as a float, got {self.seconds!r}")
+
     def metric(self, name: str) -> tuple[list[int], list[float]]:
-        """The steps and values of one evaluation metric, e.g. `metric("accuracy")`."""
+        """The steps and values of one evaluation metric, e.g. `metric("accuracy")`.
+
+        Raises `TypeError` for a `name` that is not a str and `ValueError` for a
+        metric that was never recorded (the message lists those that were).
+        """
+        if not isinstance(name, str):
+            raise TypeError(f"expected the metric's name as a str, got {name!r}")
         rows = [e for e in self.evaluations if name in e]
         if not rows:
             known = sorted({k for e in self.evaluations for k in e} - {"step"})
-            raise KeyError(f"no evaluation metric {name!r}; recorded: {known}")
+            raise ValueError(f"no evaluation metric {name!r}; recorded: {known}")
         return [int(e["step"]) for e in rows], [float(e[name]) for e in rows]
 
     @property
     def final_loss(self) -> float:
-        """The mean training loss of the last 10 % of steps (at least one step)."""
+        """The mean training loss of the last 10 % of steps (at least one step).
+
+        Raises `ValueError` when no step was recorded.
+        """
         if not self.losses:
             raise ValueError("the history is empty: no step was taken")
         tail = self.losses[-max(1, len(self.losses) // 10) :]
@@ -119,10 +218,20 @@ def parameter_groups(model: nn.Module, weight_decay: float) -> list[dict[str, An
     the values the layer needs, so BERT's recipe leaves every 1-D parameter
     undecayed (Devlin et al., 2018, arXiv:1810.04805; Loshchilov & Hutter, 2019,
     arXiv:1711.05101). Frozen parameters (`requires_grad=False`) are left out, and
-    a tied parameter appears once.
+    a tied parameter appears once. Returns two dicts, `{"params": [...],
+    "weight_decay": weight_decay}` and `{"params": [...], "weight_decay": 0.0}`,
+    ready for `torch.optim.AdamW`. Raises `TypeError` when `model` is not an
+    `nn.Module` or `weight_decay` not a number, and `ValueError` when
+    `weight_decay` is negative or not finite.
+
+    Example::
+
+        decay, no_decay = parameter_groups(nn.Linear(4, 2), 0.01)
+        [p.shape for p in decay["params"]]  # [torch.Size([2, 4])]: the bias is out
     """
     if not isinstance(model, nn.Module):
         raise TypeError(f"expected an nn.Module, got {type(model).__name__}")
+    _check_number("weight_decay", weight_decay, low=0.0)
     decay, no_decay = [], []
     for parameter in model.parameters():  # yields a tied parameter once
         if parameter.requires_grad:
@@ -148,22 +257,36 @@ def learning_rate_factor(
     It rises linearly, (step + 1) / warmup_steps, to 1 over the first
     `warmup_steps` steps, then falls from 1 to `min_factor` at `total_steps`
     along half a cosine ("cosine") or a straight line ("linear"), or stays at 1
-    ("constant"). Warm-up keeps Adam's first steps small while its estimate of
-    the gradients' variance rests on few samples (Liu et al., 2020,
-    arXiv:1908.03265); the decay lets the last steps settle.
+    ("constant"); past `total_steps` it stays at `min_factor`. Warm-up keeps
+    Adam's first steps small while its estimate of the gradients' variance
+    rests on few samples (Liu et al., 2020, arXiv:1908.03265); the decay lets
+    the last steps settle. After warm-up it equals Hugging Face's
+    `get_cosine_schedule_with_warmup` and `get_linear_schedule_with_warmup`;
+    during warm-up it is theirs one step later (theirs starts at 0, ours at
+    1 / warmup_steps). Raises `TypeError` for a step count that is not an int,
+    a `schedule` that is not a str or a `min_factor` that is not a number, and
+    `ValueError` for negative steps, `total_steps` < 1, `warmup_steps` outside
+    [0, total_steps], an unknown schedule or `min_factor` outside [0, 1].
+
+    Example::
+
+        learning_rate_factor(0, 100, 10)  # 0.1: the first warm-up step
+        learning_rate_factor(55, 100, 10)  # 0.5: halfway through the cosine
     """
+    if not isinstance(schedule, str):
+        raise TypeError(f"expected schedule as a str, got {schedule!r}")
     if schedule not in _SCHEDULES:
         raise ValueError(f"expected schedule in {_SCHEDULES}, got {schedule!r}")
-    for name, value in (("step", step), ("total_steps", total_steps)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise ValueError(f"expected {name} as an int >= 0, got {value!r}")
+    _check_count("step", step)
+    _check_count("total_steps", total_steps, low=1)
+    if isinstance(warmup_steps, bool) or not isinstance(warmup_steps, int):
+        raise TypeError(f"expected warmup_steps as an int, got {warmup_steps!r}")
     if not 0 <= warmup_steps <= total_steps:
         raise ValueError(
             f"expected warmup_steps in [0, total_steps={total_steps}], "
             f"got {warmup_steps!r}"
         )
-    if not 0.0 <= min_factor <= 1.0:
-        raise ValueError(f"expected min_factor in [0, 1], got {min_factor!r}")
+    _check_number("min_factor", min_factor, 0.0, 1.0)
     if step < warmup_steps:
         return (step + 1) / warmup_steps
     if schedule == "constant":
@@ -222,6 +345,24 @@ def _to_device(batch: Any, device: torch.device) -> Any:
     if isinstance(batch, (list, tuple)):
         return type(batch)(_to_device(value, device) for value in batch)
     return batch
+
+
+def _check_batch_dtypes(batch: Any, dtype: torch.dtype, path: str = "batch") -> None:
+    # A float64 batch into a float32 model fails deep inside a matrix product
+    # ("mat1 and mat2 must have the same dtype"); say it here, in the loop's words.
+    if isinstance(batch, Tensor):
+        if batch.is_floating_point() and batch.dtype != dtype:
+            raise TypeError(
+                f"expected floating-point tensors of the model's dtype {dtype} in "
+                f"each batch, got {batch.dtype} in {path}; convert them, e.g. with "
+                ".to(torch.float32)"
+            )
+    elif isinstance(batch, Mapping):
+        for key, value in batch.items():
+            _check_batch_dtypes(value, dtype, f"{path}[{key!r}]")
+    elif isinstance(batch, (list, tuple)):
+        for i, value in enumerate(batch):
+            _check_batch_dtypes(value, dtype, f"{path}[{i}]")
 
 
 def _count_tokens(batch: Any) -> int:
@@ -285,31 +426,49 @@ def train(
 
     `loss_fn(model, batch)` returns the scalar loss of one batch; `train_data` is
     a re-iterable source of batches (a `DataLoader`, a list), each a tensor, a
-    tuple or a dict of tensors, moved to `device` (default: the model's). The run
-    lasts `steps` optimizer steps, or `epochs` passes over the data. Each step
-    accumulates the gradients of `accumulation_steps` batches (their mean),
-    clips their norm to `max_grad_norm` (None: no clipping) and takes an AdamW
-    step with decoupled weight decay on matrices only (`parameter_groups`) at
-    the rate `lr` × `learning_rate_factor` (`warmup` is a number of steps, or a
-    fraction of them when below 1). `precision="auto"` trains in fp32 on a CPU
-    and under autocast on a GPU (bf16 where supported, else fp16 with a
-    gradient scaler); "fp32", "bf16" and "fp16" (CUDA only) choose. `fused=None` uses
-    PyTorch's fused AdamW where this torch has it for the device (True or False
-    forces the choice). `eval_fn(model)`
-    returns a dict of floats; it runs in eval mode without gradients every
-    `eval_every` steps and after the last one. With `seed`, `set_seed(seed)`
-    runs first, so a CPU run repeats exactly. Every submodule's train/eval mode
-    is restored afterwards. Returns a `TrainingHistory`.
+    tuple or a dict of tensors, moved to `device` (default: the model's); for a
+    classifier a batch is `input_ids` (b, n), `attention_mask` (b, n) and
+    `labels` (b,). The run lasts `steps` optimizer steps, or `epochs` passes over
+    the data. Each step accumulates the gradients of `accumulation_steps`
+    batches (their mean), clips their norm to `max_grad_norm` (None: no
+    clipping) and takes an AdamW step with decoupled weight decay on matrices
+    only (`parameter_groups`) at the rate `lr` × `learning_rate_factor`
+    (`warmup` is a number of steps, or a fraction of them when below 1).
+    `precision="auto"` trains in fp32 on a CPU and under autocast on a GPU (bf16
+    where supported, else fp16 with a gradient scaler); "fp32", "bf16" and
+    "fp16" (CUDA only) choose. `fused=None` uses PyTorch's fused AdamW where
+    this torch has it for the device (True or False forces the choice).
+    `eval_fn(model)` returns a dict of floats; it runs in eval mode without
+    gradients every `eval_every` steps and after the last one. With `seed`,
+    `set_seed(seed)` runs first, so a CPU run repeats exactly. Every
+    submodule's train/eval mode is restored afterwards. Returns a
+    `TrainingHistory`.
+
+    Raises `TypeError` for an argument of the wrong type (a model that is not an
+    `nn.Module`, a loss that is not a scalar tensor, a float64 batch for a
+    float32 model, ...) and `ValueError` for a value out of range (steps < 1,
+    lr <= 0, warmup beyond the run, an unknown schedule or precision, a seed
+    outside [-2**63, 2**64), data with no batch, a model with nothing to train);
+    `FloatingPointError` when the loss becomes NaN or infinite.
+
+    Example::
+
+        history = train(model, loss_fn, loader, epochs=3, lr=2e-3, seed=0)
+        history.final_loss  # the mean loss of the last 10 % of steps
     """
     if not isinstance(model, nn.Module):
         raise TypeError(f"expected model as an nn.Module, got {type(model).__name__}")
     if not callable(loss_fn):
         raise TypeError(f"expected loss_fn(model, batch) -> Tensor, got {loss_fn!r}")
+    if not isinstance(train_data, Iterable):
+        raise TypeError(
+            "expected train_data as a re-iterable source of batches (a DataLoader, "
+            f"a list), got {type(train_data).__name__}"
+        )
     if eval_fn is not None and not callable(eval_fn):
         raise TypeError(f"expected eval_fn(model) -> dict, got {eval_fn!r}")
-    for name, value in (("epochs", epochs), ("accumulation_steps", accumulation_steps)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"expected {name} as an int >= 1, got {value!r}")
+    _check_count("epochs", epochs, low=1)
+    _check_count("accumulation_steps", accumulation_steps, low=1)
     if steps is None:
         try:
             batches = len(train_data)  # type: ignore[arg-type]
@@ -318,32 +477,56 @@ def train(
                 "train_data has no len(): pass steps= to say how long to train"
             ) from None
         steps = epochs * max(1, batches // accumulation_steps)
-    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
-        raise ValueError(f"expected steps as an int >= 1, got {steps!r}")
-    if isinstance(warmup, bool) or not isinstance(warmup, (int, float)):
+    _check_count("steps", steps, low=1)
+    _check_number("lr", lr, low=0.0, low_open=True)
+    _check_number("weight_decay", weight_decay, low=0.0)
+    if not isinstance(betas, (tuple, list)) or len(betas) != 2:
+        raise TypeError(f"expected betas as a pair of floats, got {betas!r}")
+    for i, beta in enumerate(betas):
+        _check_number(f"betas[{i}]", beta, 0.0, 1.0)
+        if beta == 1.0:
+            raise ValueError(f"expected betas[{i}] in [0, 1), got {beta!r}")
+    if isinstance(warmup, bool) or not isinstance(warmup, Real):
         raise TypeError(
             f"expected warmup as a number of steps or a fraction, got {warmup!r}"
         )
-    warmup_steps = round(warmup * steps) if warmup < 1 else int(warmup)
-    if warmup_steps < 0 or warmup_steps > steps:
+    if not math.isfinite(warmup) or warmup < 0:
         raise ValueError(f"expected warmup in [0, {steps}] steps, got {warmup!r}")
+    warmup_steps = round(warmup * steps) if warmup < 1 else int(warmup)
+    if warmup_steps > steps:
+        raise ValueError(f"expected warmup in [0, {steps}] steps, got {warmup!r}")
+    _check_number("min_lr_factor", min_lr_factor, 0.0, 1.0)
     learning_rate_factor(0, steps, warmup_steps, schedule, min_lr_factor)  # checks
-    if eval_every is not None and (
-        isinstance(eval_every, bool)
-        or not isinstance(eval_every, int)
-        or eval_every < 1
-    ):
-        raise ValueError(f"expected eval_every as an int >= 1, got {eval_every!r}")
-    if max_grad_norm is not None and not max_grad_norm > 0:
-        raise ValueError(f"expected max_grad_norm > 0 or None, got {max_grad_norm!r}")
+    if eval_every is not None:
+        _check_count("eval_every", eval_every, low=1)
+    if max_grad_norm is not None:
+        _check_number("max_grad_norm", max_grad_norm, low=0.0, low_open=True)
+    if not isinstance(precision, str):
+        raise TypeError(f"expected precision as a str, got {precision!r}")
+    if seed is not None:
+        _check_seed(seed)
+    for name, flag in (("progress", progress),):
+        if not isinstance(flag, bool):
+            raise TypeError(f"expected {name} as a bool, got {flag!r}")
+    if not isinstance(desc, str):
+        raise TypeError(f"expected desc as a str, got {type(desc).__name__}")
     if device is None:
         first = next(model.parameters(), None)
         device = first.device if first is not None else default_device()
-    device = torch.device(device)
+    if not isinstance(device, (str, torch.device)):
+        raise TypeError(f"expected device as a str or torch.device, got {device!r}")
+    try:
+        device = torch.device(device)
+    except RuntimeError:
+        raise ValueError(
+            f"expected device as 'cpu', 'cuda', 'cuda:0', …, got {device!r}"
+        ) from None
     precision = _resolve_precision(precision, device)
     if seed is not None:
         set_seed(seed)
     model.to(device)
+    dtypes = {p.dtype for p in model.parameters() if p.is_floating_point()}
+    model_dtype = dtypes.pop() if len(dtypes) == 1 else None
 
     optimizer = _adamw(parameter_groups(model, weight_decay), lr, betas, fused)
     if not any(group["params"] for group in optimizer.param_groups):
@@ -377,6 +560,12 @@ def train(
                 f"expected eval_fn(model) to return a dict of floats, got "
                 f"{type(metrics).__name__}"
             )
+        for key, value in metrics.items():
+            if isinstance(value, bool) or not isinstance(value, (Real, Tensor)):
+                raise TypeError(
+                    f"expected eval_fn(model) to return a dict of floats, got "
+                    f"{value!r} for {key!r}"
+                )
         history.evaluations.append(
             {"step": step, **{key: float(value) for key, value in metrics.items()}}
         )
@@ -389,6 +578,8 @@ def train(
             loss_sum, tokens = 0.0, 0
             for _ in range(accumulation_steps):
                 batch = _to_device(next(batches), device)
+                if model_dtype is not None:
+                    _check_batch_dtypes(batch, model_dtype)
                 tokens += _count_tokens(batch)
                 with autocast():
                     loss = loss_fn(model, batch)

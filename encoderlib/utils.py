@@ -20,7 +20,13 @@ def default_device() -> torch.device:
     """The fastest device available: a CUDA GPU, else Apple's MPS, else the CPU.
 
     Chapters move their models and data here, so the same notebook runs on a
-    laptop, in Colab with a GPU, and in CI on a CPU without edits.
+    laptop, in Colab with a GPU, and in CI on a CPU without edits. Takes no
+    arguments and raises nothing.
+
+    Example::
+
+        device = default_device()  # device(type='cpu') on a machine without a GPU
+        x = torch.zeros(2, 3, device=device)  # (b, d) = (2, 3), on that device
     """
     if torch.cuda.is_available():
         return torch.device("cuda")
@@ -34,10 +40,22 @@ def set_seed(seed: int) -> None:
 
     After `set_seed(s)` the same code draws the same numbers on the same machine,
     which is what lets the book store outputs and compare them in CI. It does
-    not make GPU kernels deterministic; chapters that need that say so.
+    not make GPU kernels deterministic; chapters that need that say so. Raises
+    TypeError for a seed that is not an int, and ValueError for one outside
+    [−2⁶³, 2⁶⁴), the range `torch.manual_seed` accepts.
+
+    Example::
+
+        set_seed(0)
+        torch.rand(2)  # tensor([0.4963, 0.7682]) after every set_seed(0)
     """
     if not isinstance(seed, int) or isinstance(seed, bool):
         raise TypeError(f"expected seed as an int, got {type(seed).__name__}")
+    if not -(2**63) <= seed < 2**64:
+        raise ValueError(
+            f"expected seed in [-2**63, 2**64), the range torch.manual_seed "
+            f"accepts, got {seed}"
+        )
     random.seed(seed)
     try:
         import numpy
@@ -54,10 +72,21 @@ def count_parameters(module: torch.nn.Module, trainable_only: bool = False) -> i
     A parameter shared by two submodules (tied embeddings, for instance) is
     counted once, as `module.parameters()` yields it once. With
     `trainable_only=True`, parameters with `requires_grad=False` (frozen layers)
-    are left out. Buffers such as BatchNorm's running statistics are never counted.
+    are left out. Buffers such as BatchNorm's running statistics are never
+    counted. Raises TypeError when `module` is not an `nn.Module` or
+    `trainable_only` is not a bool.
+
+    Example::
+
+        >>> count_parameters(torch.nn.Linear(3, 5))  # a 3 × 5 weight and 5 biases
+        20
     """
     if not isinstance(module, torch.nn.Module):
         raise TypeError(f"expected an nn.Module, got {type(module).__name__}")
+    if not isinstance(trainable_only, bool):
+        raise TypeError(
+            f"expected trainable_only as a bool, got {type(trainable_only).__name__}"
+        )
     return sum(
         p.numel() for p in module.parameters() if p.requires_grad or not trainable_only
     )

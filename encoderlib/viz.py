@@ -11,9 +11,22 @@
 __all__ = ["plot_heatmap", "Table", "plot_training_history"]
 
 import html
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 import torch
+
+
+def _check_heatmap_labels(labels, name: str, expected: int) -> None:
+    """Raise unless `labels` is None or a list (not a str) of `expected` labels."""
+    if labels is None:
+        return
+    if isinstance(labels, (str, bytes)) or not isinstance(labels, Sequence):
+        raise TypeError(
+            f"expected {name} labels as a list or None, got {type(labels).__name__}"
+        )
+    if len(labels) != expected:
+        raise ValueError(f"expected {expected} {name} labels, got {len(labels)}")
 
 
 def plot_heatmap(
@@ -31,12 +44,21 @@ def plot_heatmap(
     vmax: float | None = None,
     cmap: str = "viridis",
 ):
-    """Draw a 2-D tensor as a heatmap with token labels and its values written in.
+    """Draw an (n_rows, n_cols) tensor as a labelled heatmap with its values written in.
 
-    Attention matrices are the usual input: rows are queries, columns keys. A
-    title is required and the axes and colour bar are labelled, so a figure is
-    never ambiguous. Pass `vmin`/`vmax` to compare panels on one colour scale.
-    Draws on `ax` when given, else on a new figure; returns the matplotlib Axes.
+    Attention matrices (n, n) are the usual input: rows are queries, columns
+    keys. A title is required and the axes and colour bar are labelled, so a
+    figure is never ambiguous. Pass `vmin`/`vmax` to compare panels on one
+    colour scale. Draws on `ax` when given, else on a new figure; returns the
+    matplotlib Axes. Raises TypeError for a non-tensor or complex matrix, labels
+    given as one str, a title that is not a str, a non-int `digits` or an `ax`
+    that is not a matplotlib Axes; ValueError for a matrix that is not 2-D or is
+    empty, a wrong number of labels, `digits` < 0 or `vmin` > `vmax`.
+
+    Example::
+
+        weights = torch.tensor([[0.9, 0.1], [0.3, 0.7]])  # (n, n) = (2, 2)
+        ax = plot_heatmap(weights, ["a", "b"], ["a", "b"], title="Attention")
     """
     try:
         import matplotlib.pyplot as plt
@@ -48,18 +70,33 @@ def plot_heatmap(
         raise TypeError(
             f"expected matrix as a torch.Tensor, got {type(matrix).__name__}"
         )
+    if matrix.is_complex():
+        raise TypeError(f"expected a real matrix, got {matrix.dtype}")
     if matrix.dim() != 2:
         raise ValueError(
             f"expected a 2-D matrix (rows, columns), got shape {tuple(matrix.shape)}"
         )
+    if matrix.numel() == 0:
+        raise ValueError(
+            f"expected a non-empty matrix, got shape {tuple(matrix.shape)}"
+        )
+    n_rows, n_cols = matrix.shape
+    _check_heatmap_labels(row_labels, "row", n_rows)
+    _check_heatmap_labels(col_labels, "column", n_cols)
+    for name, text in (("title", title), ("xlabel", xlabel), ("ylabel", ylabel)):
+        if not isinstance(text, str):
+            raise TypeError(f"expected {name} as a str, got {type(text).__name__}")
+    if isinstance(digits, bool) or not isinstance(digits, int):
+        raise TypeError(f"expected digits as an int, got {type(digits).__name__}")
+    if digits < 0:
+        raise ValueError(f"expected digits >= 0, got {digits}")
+    if vmin is not None and vmax is not None and vmin > vmax:
+        raise ValueError(f"expected vmin <= vmax, got vmin={vmin}, vmax={vmax}")
+    if ax is not None and not hasattr(ax, "imshow"):
+        raise TypeError(
+            f"expected ax as a matplotlib Axes or None, got {type(ax).__name__}"
+        )
     values = matrix.detach().cpu().float()
-    n_rows, n_cols = values.shape
-    for name, labels, expected in (
-        ("row", row_labels, n_rows),
-        ("column", col_labels, n_cols),
-    ):
-        if labels is not None and len(labels) != expected:
-            raise ValueError(f"expected {expected} {name} labels, got {len(labels)}")
     if ax is None:
         _, ax = plt.subplots(figsize=(1.1 * n_cols + 2.0, 0.9 * n_rows + 1.2))
     image = ax.imshow(values.numpy(), cmap=cmap, vmin=vmin, vmax=vmax)
@@ -98,22 +135,49 @@ class Table:
     A printed text table wraps and loses its columns on a narrow page; a `Table`
     displayed in a notebook (the last expression of a cell, or `display(table)`)
     renders as an HTML table in Jupyter, Colab and the book, and `print(table)`
-    or `str(table)` gives the same rows as aligned text for a terminal. Values
+    or `str(table)` gives the same rows as aligned text for a terminal. `rows`
+    is a list of n rows of c values each, `headers` the c column names; values
     are formatted with `formats` (one format spec per column, e.g. ".3f"; ""
-    for `str`), so both forms show the same digits. Raises a ValueError when a
-    row's length differs from the headers'.
+    for `str`), so both forms show the same digits. Raises TypeError when rows,
+    a row, headers or formats come as one str (or not as a list), or a title is
+    not a str; ValueError when a row's length or the number of formats differs
+    from the headers', or a value does not fit its column's format.
+
+    Example::
+
+        table = Table([("cat", 0.2534), ("the", 0.2477)], ["token", "weight"],
+                      formats=["", ".3f"])
+        print(table)  # a header, a rule, then "cat  0.253" and "the  0.248"
     """
 
     def __init__(
         self,
-        rows: Sequence[Sequence[object]],
+        rows: Iterable[Sequence[object]],
         headers: Sequence[str],
         *,
         formats: Sequence[str] | None = None,
         title: str | None = None,
     ) -> None:
+        given = {"rows": rows, "headers": headers, "formats": formats}
+        for name, value in given.items():
+            if value is None and name == "formats":
+                continue
+            if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+                raise TypeError(
+                    f"expected {name} as a list, got {type(value).__name__}"
+                )
+        if title is not None and not isinstance(title, str):
+            raise TypeError(
+                f"expected title as a str or None, got {type(title).__name__}"
+            )
         headers = [str(h) for h in headers]
         formats = list(formats) if formats is not None else [""] * len(headers)
+        for j, spec in enumerate(formats):
+            if not isinstance(spec, str):
+                raise TypeError(
+                    f"expected each format as a str such as '.3f', got "
+                    f"{type(spec).__name__} for column {j}"
+                )
         if len(formats) != len(headers):
             raise ValueError(
                 f"expected {len(headers)} formats, one per column, got {len(formats)}"
@@ -121,13 +185,27 @@ class Table:
         self.headers, self.title = headers, title
         self.rows: list[list[str]] = []
         for i, row in enumerate(rows):
+            if isinstance(row, (str, bytes)) or not isinstance(row, Iterable):
+                raise TypeError(
+                    f"expected each row as a list of values, got "
+                    f"{type(row).__name__} in row {i}"
+                )
             row = list(row)
             if len(row) != len(headers):
                 raise ValueError(
                     f"expected rows of {len(headers)} values like the headers, "
                     f"got {len(row)} in row {i}"
                 )
-            self.rows.append([format(v, f) for v, f in zip(row, formats, strict=True)])
+            cells = []
+            for j, (v, f) in enumerate(zip(row, formats, strict=True)):
+                try:
+                    cells.append(format(v, f))
+                except (TypeError, ValueError) as error:
+                    raise ValueError(
+                        f"expected a value that format spec {f!r} of column "
+                        f"{headers[j]!r} can format, got {v!r} in row {i}"
+                    ) from error
+            self.rows.append(cells)
 
     def _numeric(self, column: int) -> bool:
         cells = [row[column] for row in self.rows]
@@ -180,35 +258,62 @@ class Table:
 
 
 def plot_training_history(
-    history,
+    history: Any,
     *,
     title: str,
-    ax=None,
+    ax: Any = None,
     metrics: Sequence[str] | None = None,
     label: str | None = None,
     smoothing: int = 10,
     loss_label: str = "training loss",
-):
+) -> list:
     """Draw a `TrainingHistory`: loss per step, learning rate, evaluation metrics.
 
-    Three panels side by side: the training loss of every step (faint) with its
-    running mean over `smoothing` steps (bold), the learning rate of every step,
-    and each evaluation metric against the step it was measured at (`metrics`
-    names them; None: all recorded). The third panel is left out when nothing
-    was evaluated. `ax` is a sequence of as many matplotlib Axes, to draw into
-    (call again with the same axes and another `label` to compare runs); None
-    makes a new figure. `title` becomes the figure's title unless the figure
-    already has one; every axis is labelled. Returns the list of Axes.
+    Three panels, one above the other, each against the optimizer step: the
+    training loss of every step (faint) with its running mean over `smoothing`
+    steps (bold), the learning rate of every step, and each evaluation metric
+    at the steps it was measured (`metrics` names them; None: all recorded).
+    The third panel is left out when nothing was evaluated. `ax` is a sequence
+    of as many matplotlib Axes, to draw into (call again with the same axes and
+    another `label` to compare runs); None makes a new figure, sized to be read
+    at page width. `title` becomes the figure's title unless the figure already
+    has one ("" for none); every axis is labelled. Returns the list of Axes.
+    Raises `TypeError` when `history` is not a `TrainingHistory`, `title`,
+    `label` or `loss_label` is not a str, `metrics` is a single str, `smoothing`
+    is not an int or `ax` holds something other than Axes; `ValueError` for an
+    empty history, `smoothing` < 1, a metric that was never recorded or the
+    wrong number of Axes.
+
+    Example::
+
+        axes = plot_training_history(history, title="Tiny encoder")  # 3 panels
+        plot_training_history(other, title="", ax=axes, label="other run")
     """
     try:
         import matplotlib.pyplot as plt
+        from matplotlib.axes import Axes
     except ImportError as error:  # encoderlib itself depends only on torch and einops
         raise ImportError(
             "plot_training_history needs matplotlib: pip install matplotlib"
         ) from error
+    fields = ("steps", "losses", "learning_rates", "evaluations", "metric")
+    if not all(hasattr(history, name) for name in fields):
+        raise TypeError(
+            f"expected a TrainingHistory (what train returns), got "
+            f"{type(history).__name__}"
+        )
+    for name, text in (("title", title), ("loss_label", loss_label)):
+        if not isinstance(text, str):
+            raise TypeError(f"expected {name} as a str, got {text!r}")
+    if label is not None and not isinstance(label, str):
+        raise TypeError(f"expected label as a str or None, got {label!r}")
+    if isinstance(metrics, str):
+        raise TypeError(f"expected metrics as a list of names, got the str {metrics!r}")
     if not history.steps:
         raise ValueError("the history is empty: nothing to plot")
-    if isinstance(smoothing, bool) or not isinstance(smoothing, int) or smoothing < 1:
+    if isinstance(smoothing, bool) or not isinstance(smoothing, int):
+        raise TypeError(f"expected smoothing as an int >= 1, got {smoothing!r}")
+    if smoothing < 1:
         raise ValueError(f"expected smoothing as an int >= 1, got {smoothing!r}")
     recorded = [k for e in history.evaluations for k in e if k != "step"]
     recorded = list(dict.fromkeys(recorded))  # in order of first appearance
@@ -219,11 +324,16 @@ def plot_training_history(
     panels = 3 if names else 2
     if ax is None:
         _, ax = plt.subplots(
-            1, panels, figsize=(4.2 * panels, 3.4), layout="constrained"
+            panels, 1, figsize=(7.2, 2.5 * panels), layout="constrained"
         )
     axes = list(getattr(ax, "flat", ax))
     if len(axes) != panels:
         raise ValueError(f"expected {panels} Axes, got {len(axes)}")
+    for axis in axes:
+        if not isinstance(axis, Axes):
+            raise TypeError(
+                f"expected matplotlib Axes in ax, got {type(axis).__name__}"
+            )
     figure = axes[0].figure
     if title and figure._suptitle is None:  # a figure of the caller's keeps its own
         figure.suptitle(title)
@@ -254,9 +364,9 @@ def plot_training_history(
             ylabel=names[0] if len(names) == 1 else "metric",
             title="evaluation",
         )
-    axes[0].legend(fontsize=8)
+    axes[0].legend(fontsize=9)
     if label:
-        axes[1].legend(fontsize=8)
+        axes[1].legend(fontsize=9)
     if names and (label or len(names) > 1):
-        axes[2].legend(fontsize=8)
+        axes[2].legend(fontsize=9)
     return axes

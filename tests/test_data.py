@@ -14,7 +14,9 @@ from encoderlib.data import (
     TEXT_CLASSIFICATION_DATASETS,
     WORD_ORDER_ANIMALS,
     WORD_ORDER_LABELS,
+    WORD_ORDER_PARTICIPLES,
     WORD_ORDER_PEOPLE,
+    WORD_ORDER_VERBS,
     PaddingCollator,
     data_loader,
     load_text_classification,
@@ -210,10 +212,41 @@ def test_the_mirror_has_the_same_words_and_the_other_label(word_order):
         word_order_mirror("the dog chased the cat")
 
 
+@pytest.mark.parametrize("passive", [0.0, 0.5])
+def test_no_test_sentence_is_a_reordering_of_a_training_sentence(passive):
+    # A held-out test must not hold a training sentence's mirror, nor any other
+    # sentence with the same bag of words (adjectives swapped between the nouns).
+    task = make_word_order_dataset(n_train=2000, n_test=500, seed=3, passive=passive)
+    training = {tuple(sorted(t.split())) for t in task["train"]["text"]}
+    mirrors = {word_order_mirror(t) for t in task["train"]["text"]}
+    for text in task["test"]["text"]:
+        assert tuple(sorted(text.split())) not in training, text
+        assert text not in mirrors, text
+    # the training split is drawn first, so the rule leaves it as it was
+    assert Counter(task["train"]["label"]) == {0: 1000, 1: 1000}
+
+
+def test_the_passive_uses_every_verbs_past_participle():
+    participles = {
+        "chased": "chased", "followed": "followed", "watched": "watched",
+        "pushed": "pushed", "helped": "helped", "found": "found", "bit": "bitten",
+        "kicked": "kicked", "saw": "seen", "heard": "heard", "called": "called",
+        "ignored": "ignored",
+    }  # fmt: skip
+    assert WORD_ORDER_PARTICIPLES == participles
+    assert set(WORD_ORDER_PARTICIPLES) == set(WORD_ORDER_VERBS)
+    for verb, participle in participles.items():
+        text = word_order_sentence("cat", verb, "nurse", passive=True)
+        assert text == f"the nurse was {participle} by the cat"
+    task = make_word_order_dataset(n_train=600, n_test=100, passive=1.0)
+    words = {w for t in task["train"]["text"] for w in t.split()}
+    assert {"bitten", "seen"} <= words and not {"bit", "saw"} & words
+
+
 def test_passive_voice_keeps_the_label_with_the_agent():
     assert word_order_sentence("dog", "bit", "judge") == "the dog bit the judge"
     assert word_order_sentence("dog", "bit", "judge", True, "old") == (
-        "the judge was bit by the old dog"
+        "the judge was bitten by the old dog"
     )
     mixed = make_word_order_dataset(n_train=400, n_test=100, passive=0.5)
     texts, labels = mixed["train"]["text"], mixed["train"]["label"]

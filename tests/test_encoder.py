@@ -316,3 +316,26 @@ def test_input_ids_errors(tiny_model):
         tiny_model(torch.randint(1, 50, (5,)))
     with pytest.raises(ValueError, match="max_len=24"):
         tiny_model(torch.randint(1, 50, (1, 25)))
+
+
+def test_docstring_examples_run():
+    import doctest
+
+    import encoderlib.encoder as module
+
+    finder, runner = doctest.DocTestFinder(), doctest.DocTestRunner()
+    for obj in (EncoderConfig, Encoder, EncoderOutput):
+        for test in finder.find(obj, globs=vars(module)):
+            runner.run(test)
+    assert runner.tries >= 4 and runner.failures == 0
+
+
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.int8, torch.int16])
+def test_small_integer_ids_are_ids_not_masks(dtype):
+    model = Encoder(small_config()).eval()
+    ids = torch.tensor([[2, 7, 9, 1, 0, 0]])
+    with torch.no_grad():
+        expected = model(ids, (ids != 0).long())
+        small = model(ids.to(dtype), (ids != 0).to(dtype))
+    assert small.shape == (1, 6, small_config().d_model)
+    assert torch.equal(small, expected)

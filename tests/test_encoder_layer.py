@@ -370,3 +370,27 @@ def test_from_torch_rejects_other_modules_and_layouts():
     silu = nn.TransformerEncoderLayer(8, 2, 16, activation=F.silu, batch_first=True)
     with pytest.raises(ValueError, match="expected a relu or gelu activation"):
         EncoderLayer.from_torch(silu)
+
+
+def test_docstring_examples_run():
+    import doctest
+
+    import encoderlib.encoder as module
+
+    finder, runner = doctest.DocTestFinder(), doctest.DocTestRunner()
+    for obj in (EncoderLayer, EncoderLayer.from_torch):
+        for test in finder.find(obj, globs=vars(module)):
+            runner.run(test)
+    assert runner.tries >= 2 and runner.failures == 0
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float32])
+def test_from_torch_keeps_the_dtype_and_the_mode(dtype):
+    theirs = torch_layer(norm_first=True).to(dtype).train()
+    ours = EncoderLayer.from_torch(theirs)
+    assert ours.training and {p.dtype for p in ours.parameters()} == {dtype}
+    x = torch.randn(2, 4, 32, dtype=dtype)
+    theirs.eval(), ours.eval()
+    with torch.no_grad():
+        gap = (ours(x) - theirs(x)).abs().max().item()
+    assert gap < (1e-12 if dtype == torch.float64 else 1e-5)

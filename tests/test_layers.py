@@ -335,3 +335,11 @@ def test_feed_forward_in_place_inference_equals_autograd_path(activation):
     recorded.sum().backward()
     assert torch.equal(inference, recorded.detach())
     assert torch.equal(no_grad, recorded.detach())
+
+
+def test_layer_norm_default_eps_is_pytorchs_and_the_docstring_explains_bert_s():
+    # encoderlib keeps PyTorch's 1e-5; BERT checkpoints bring 1e-12 in their config.
+    assert LayerNorm(4).eps == nn.LayerNorm(4).eps == 1e-5
+    assert nn.TransformerEncoderLayer(8, 2).norm1.eps == 1e-5
+    doc = " ".join(LayerNorm.__doc__.split())
+    assert "defaults to 1e-5" in doc and "1e-12" in doc and "layer_norm_eps" in doc

@@ -1,5 +1,6 @@
 """encoderlib.pooling (cls, mean, max, attention pooling) and encoderlib.heads."""
 
+import copy
 import math
 
 import pytest
@@ -234,7 +235,7 @@ def test_classification_head_equals_bert_pooler_and_classifier():
             ValueError,
             "expected pooled of shape (b, 64), got (64,)",
         ),
-        (lambda: EncoderClassifier(nn.Linear(2, 2), 2), TypeError, "Encoder"),
+        (lambda: EncoderClassifier(nn.Linear(2, 2), 2, "mean"), TypeError, "Encoder"),
         (lambda: EncoderClassifier(tiny_encoder(), 2, "sum"), ValueError, "'sum'"),
     ],
 )
@@ -357,3 +358,66 @@ def test_masked_lm_head_errors_name_what_was_expected(call, error, message):
     with pytest.raises(error) as info:
         call()
     assert message in str(info.value)
+
+
+def test_docstring_examples_run():
+    import doctest
+
+    import encoderlib.heads
+    import encoderlib.pooling
+
+    finder, runner = doctest.DocTestFinder(), doctest.DocTestRunner()
+    for module, names in [
+        (encoderlib.pooling, ["cls_pool", "mean_pool", "max_pool", "AttentionPool"]),
+        (encoderlib.heads, ["ClassificationHead", "EncoderClassifier", "MaskedLMHead"]),
+    ]:
+        globs = vars(module) | {"EncoderConfig": EncoderConfig}
+        for name in names:
+            for test in finder.find(getattr(module, name), globs=globs):
+                runner.run(test)
+    assert runner.tries >= 14 and runner.failures == 0
+
+
+def test_pooling_is_required_and_the_error_lists_the_choices():
+    import inspect
+
+    parameter = inspect.signature(EncoderClassifier).parameters["pooling"]
+    assert parameter.default is inspect.Parameter.empty
+    assert list(inspect.signature(EncoderClassifier).parameters)[:3] == [
+        "encoder",
+        "n_classes",
+        "pooling",
+    ]
+    for call in (
+        lambda: EncoderClassifier(tiny_encoder(), 2),
+        lambda: EncoderClassifier(tiny_encoder(), n_classes=2, dropout=0.0),
+    ):
+        with pytest.raises(TypeError) as info:
+            call()
+        for choice in ("'cls'", "'mean'", "'max'", "'attention'"):
+            assert choice in str(info.value)
+    assert EncoderClassifier(tiny_encoder(), 2, "mean").pooling == "mean"
+    assert EncoderClassifier(tiny_encoder(), 2, pooling="max").pooling == "max"
+
+
+def test_the_classifier_holds_the_very_encoder_it_is_given():
+    encoder = tiny_encoder()
+    ids = torch.tensor([[2, 11, 12, 13], [2, 21, 22, 0]])
+    mask = (ids != 0).long()
+
+    def vectors() -> torch.Tensor:  # what a SentenceEncoder built on it would give
+        with torch.no_grad():
+            return mean_pool(encoder(ids, mask), mask)
+
+    def one_step(model: EncoderClassifier) -> None:
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
+        F.cross_entropy(model(ids, mask), torch.tensor([0, 1])).backward()
+        optimizer.step()
+
+    before = vectors()
+    kept = EncoderClassifier(copy.deepcopy(encoder), 2, "mean", dropout=0.0)
+    one_step(kept)
+    assert kept.encoder is not encoder and torch.equal(vectors(), before)
+    shared = EncoderClassifier(encoder, 2, "mean", dropout=0.0)
+    one_step(shared)
+    assert shared.encoder is encoder and not torch.allclose(vectors(), before)

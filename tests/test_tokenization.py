@@ -728,6 +728,24 @@ def test_unknown_tokens_map_to_unk(ours):
     ]
 
 
+def test_one_token_and_one_id_convert_as_hugging_face_converts_them(ours, reference):
+    # A str is one token (never split into characters) and an int one id, as in
+    # Hugging Face: they give one id and one token, not lists.
+    for token in ["cat", "notatoken!", "[MASK]", "##ing"]:
+        assert ours.convert_tokens_to_ids(token) == reference.convert_tokens_to_ids(
+            token
+        )
+    for token_id in [0, 101, 4937, 30521]:
+        assert ours.convert_ids_to_tokens(token_id) == reference.convert_ids_to_tokens(
+            token_id
+        )
+    assert (
+        ours.convert_tokens_to_ids("cat")
+        == 4937
+        != ours.convert_tokens_to_ids(list("cat"))
+    )
+
+
 # ----------------------------------------------------------------- WordTokenizer
 
 

@@ -52,7 +52,7 @@ def test_same_seed_same_history_on_the_cpu():
     def run(seed):
         set_seed(seed)
         model = EncoderClassifier(
-            Encoder(EncoderConfig.tiny(vocab_size=50, dropout=0.1)), 2
+            Encoder(EncoderConfig.tiny(vocab_size=50, dropout=0.1)), 2, pooling="cls"
         )  # dropout on: the seed must fix its masks too
         examples = [
             {
@@ -117,6 +117,69 @@ def test_cosine_and_linear_decay_shapes(min_factor):
     assert learning_rate_factor(60, total, warmup, "constant") == 1.0
 
 
+@pytest.mark.parametrize(("total", "warmup"), [(100, 10), (87, 9), (20, 0), (7, 6)])
+@pytest.mark.parametrize(
+    ("schedule", "floor"), [("cosine", 0.0), ("linear", 0.0), ("cosine", 0.25)]
+)
+def test_schedule_equals_hugging_faces_after_warmup(total, warmup, schedule, floor):
+    # The trusted reference: transformers' schedules, read at every step. After the
+    # warm-up the factors agree; during it Hugging Face's is ours one step late
+    # (theirs starts at 0, ours at 1 / warmup).
+    transformers = pytest.importorskip("transformers")
+
+    optimizer = torch.optim.SGD([nn.Parameter(torch.zeros(1))], lr=1.0)
+    if schedule == "linear":
+        made = transformers.get_linear_schedule_with_warmup(optimizer, warmup, total)
+    elif floor:
+        made = transformers.get_cosine_with_min_lr_schedule_with_warmup(
+            optimizer, warmup, total, min_lr_rate=floor
+        )
+    else:
+        made = transformers.get_cosine_schedule_with_warmup(optimizer, warmup, total)
+    theirs = [made.lr_lambdas[0](step) for step in range(total + 1)]
+    ours = [
+        learning_rate_factor(step, total, warmup, schedule, floor)
+        for step in range(total + 1)
+    ]
+    for step in range(warmup, total + 1):
+        assert abs(ours[step] - theirs[step]) < 1e-12, step
+    for step in range(warmup):
+        assert abs(ours[step] - theirs[step + 1]) < 1e-12, step
+    if warmup:
+        assert theirs[0] == 0.0 and ours[0] == 1 / warmup
+
+
+def test_decay_groups_equal_hugging_faces_on_bert_and_need_no_names():
+    transformers = pytest.importorskip("transformers")
+
+    config = transformers.BertConfig(
+        vocab_size=50,
+        hidden_size=16,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=32,
+    )
+    torch.manual_seed(0)
+    bert = transformers.BertForSequenceClassification(config)
+
+    def decayed(model: nn.Module) -> set[str]:
+        names = {id(p): name for name, p in model.named_parameters()}
+        return {names[id(p)] for p in parameter_groups(model, 0.01)[0]["params"]}
+
+    # Trainer's rule reads only the model, not the Trainer: None stands in for self
+    by_name = set(transformers.Trainer.get_decay_parameter_names(None, bert))
+    assert by_name == decayed(bert)
+    ours = EncoderClassifier(
+        Encoder(EncoderConfig.tiny(vocab_size=30)), 2, pooling="cls"
+    )
+    missed = set(transformers.Trainer.get_decay_parameter_names(None, ours))
+    missed -= decayed(ours)  # the name rule decays our LayerNorm gains norm1, norm2
+    assert missed and all(
+        ".norm" in name and name.endswith("weight") for name in missed
+    )
+    assert all(p.dim() == 1 for n, p in ours.named_parameters() if n in missed)
+
+
 def test_schedule_errors():
     with pytest.raises(ValueError, match="schedule in"):
         learning_rate_factor(0, 10, 1, "step")
@@ -142,7 +205,9 @@ def test_train_records_the_rate_of_each_step():
 
 
 def test_no_decay_on_biases_and_norms_and_tied_parameters_once():
-    model = EncoderClassifier(Encoder(EncoderConfig.tiny(vocab_size=30)), 3)
+    model = EncoderClassifier(
+        Encoder(EncoderConfig.tiny(vocab_size=30)), 3, pooling="cls"
+    )
     decay, no_decay = parameter_groups(model, 0.05)
     assert decay["weight_decay"] == 0.05 and no_decay["weight_decay"] == 0.0
     assert all(p.dim() >= 2 for p in decay["params"])
@@ -270,7 +335,7 @@ def test_eval_hook_runs_every_n_steps_and_at_the_end_in_eval_mode():
         small_net(), mse, regression_batches(), steps=4, eval_fn=eval_fn, **quiet()
     )
     assert [e["step"] for e in only_end.evaluations] == [4]
-    with pytest.raises(KeyError, match="recorded: \\['other', 'score'\\]"):
+    with pytest.raises(ValueError, match="recorded: \\['other', 'score'\\]"):
         history.metric("accuracy")
 
 
@@ -323,9 +388,11 @@ def test_errors_say_what_was_expected():
         )
     with pytest.raises(ValueError, match="precision in"):
         train(small_net(), mse, batches, steps=2, precision="half", **quiet())
-    for bad in (0, -3, 2.5, True):
-        with pytest.raises(ValueError, match="steps as an int >= 1"):
+    for bad, error in ((0, ValueError), (-3, ValueError), (2.5, TypeError)):
+        with pytest.raises(error, match="steps as an int >= 1"):
             train(small_net(), mse, batches, steps=bad, **quiet())
+    with pytest.raises(TypeError, match="steps as an int >= 1, got True"):
+        train(small_net(), mse, batches, steps=True, **quiet())
     with pytest.raises(ValueError, match="accumulation_steps"):
         train(small_net(), mse, batches, steps=2, accumulation_steps=0, **quiet())
     with pytest.raises(ValueError, match="warmup in \\[0, 5\\]"):

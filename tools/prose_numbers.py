@@ -33,7 +33,7 @@ CHAPTERS = sorted((ROOT / "chapters").glob("*.ipynb"))
 
 # A number: 1,112,064  0.88  1e-5  3.2e-07  65  (commas group thousands).
 NUMBER = re.compile(
-    r"(?<![\w.\d])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+−]?\d+)?(?![\w.]\d|[A-Za-z_])"
+    r"(?<![\w.\d])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+−]?\d+)?(?![\w.]\d|[A-Za-z_\d])"
 )
 # A number may be followed by a unit letter and stay a number: 65 M, 110M, 10k.
 NUMBER_UNIT = re.compile(
@@ -101,8 +101,9 @@ def code_numbers(cells: list[dict]) -> set[float]:
                     texts.append("".join(output["data"][key]))
     found = set()
     # In code every digit run counts, even inside names like n_heads=12 or 1e-5.
-    for match in re.finditer(r"\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?", "\n".join(texts)):
-        token = match.group().rstrip(",")
+    pattern = r"\d[\d,_]*(?:\.\d+)?(?:[eE][-+]?\d+)?"  # 1,112,064 and 1_112_064
+    for match in re.finditer(pattern, "\n".join(texts)):
+        token = match.group().rstrip(",_").replace("_", "")
         for candidate in {token, token.replace(",", "")}:
             number = value(candidate)
             if number is not None:
