@@ -48,8 +48,16 @@ def test_claims_index_keeps_number_claim_verdict_and_evidence():
     for notebook in CHAPTERS:
         for row in claims_index.claim_table(notebook):
             line = f"| {row.number} | {row.claim} | {row.verdict} | {row.evidence} |"
-            assert line in text
+            assert claims_index.from_appendix(line) in text
             assert row.evidence, f"{notebook.name} claim {row.number} has no evidence"
+
+
+def test_chapter_links_in_claims_point_from_the_appendix():
+    row = "| 1 | as [chapter 13](13_a_real_pretrained_encoder.ipynb) shows | ok |"
+    assert claims_index.from_appendix(row) == (
+        "| 1 | as [chapter 13](../chapters/13_a_real_pretrained_encoder.ipynb) "
+        "shows | ok |"
+    )
 
 
 def test_claim_rows_split_on_unescaped_pipes_only(tmp_path):
