@@ -31,9 +31,14 @@ def _autocast_enabled(device_type: str) -> bool:
 
 
 def _check_attention_inputs(
-    q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None, dropout_p: float
+    q: Tensor,
+    k: Tensor,
+    v: Tensor,
+    mask: Tensor | None,
+    dropout_p: float,
+    score_bias: Tensor | None = None,
 ) -> None:
-    """Raise a clear error unless q, k, v, mask and dropout_p fit together."""
+    """Raise a clear error unless q, k, v, mask, dropout_p and score_bias fit."""
     for name, tensor in (("q", q), ("k", k), ("v", v)):
         if not isinstance(tensor, Tensor):
             raise TypeError(
@@ -85,16 +90,12 @@ def _check_attention_inputs(
                 "expected a boolean mask (True = may attend), "
                 f"got dtype {mask.dtype}; convert a 0/1 mask with mask.bool()"
             )
-        scores_shape = (*batch, q.shape[-2], k.shape[-2])
-        try:
-            fits = torch.broadcast_shapes(mask.shape, scores_shape) == scores_shape
-        except RuntimeError:
-            fits = False
-        if not fits:
-            raise ValueError(
-                "expected a mask broadcastable to the scores' shape "
-                f"(..., n_q, n_k) = {scores_shape}, got {tuple(mask.shape)}"
-            )
+    scores_shape = (*batch, q.shape[-2], k.shape[-2])
+    if mask is not None:
+        _check_broadcasts_to("mask", mask, scores_shape)
+    if score_bias is not None:
+        _check_score_bias(score_bias, q, "q")
+        _check_broadcasts_to("score_bias", score_bias, scores_shape)
     if isinstance(dropout_p, bool) or not isinstance(dropout_p, (int, float)):
         raise TypeError(
             "expected dropout_p as a float in [0, 1), "
@@ -104,25 +105,61 @@ def _check_attention_inputs(
         raise ValueError(f"expected dropout_p in [0, 1), got {dropout_p}")
 
 
+def _check_broadcasts_to(name: str, tensor: Tensor, shape: tuple[int, ...]) -> None:
+    """Raise a ValueError unless `tensor` broadcasts to `shape` (the scores')."""
+    try:
+        fits = torch.broadcast_shapes(tensor.shape, shape) == shape
+    except RuntimeError:
+        fits = False
+    if not fits:
+        raise ValueError(
+            f"expected a {name} broadcastable to the scores' shape "
+            f"(..., n_q, n_k) = {shape}, got {tuple(tensor.shape)}"
+        )
+
+
+def _check_score_bias(score_bias: object, like: Tensor, like_name: str) -> None:
+    """Raise unless score_bias is a float tensor of `like`'s dtype (or autocast)."""
+    if not isinstance(score_bias, Tensor):
+        kind = type(score_bias).__name__
+        raise TypeError(f"expected score_bias as a torch.Tensor, got {kind}")
+    if not score_bias.is_floating_point():
+        raise TypeError(
+            "expected a floating-point score_bias (added to the scores), got "
+            f"dtype {score_bias.dtype}; a boolean may-attend mask goes in mask="
+        )
+    if score_bias.dtype != like.dtype and not _autocast_enabled(like.device.type):
+        raise TypeError(
+            f"expected score_bias of {like_name}'s dtype {like.dtype}, "
+            f"got {score_bias.dtype}"
+        )
+
+
 def scaled_dot_product_attention(
     q: Tensor,
     k: Tensor,
     v: Tensor,
     mask: Tensor | None = None,
     dropout_p: float = 0.0,
+    score_bias: Tensor | None = None,
 ) -> tuple[Tensor, Tensor]:
-    """Attention softmax(q kᵀ / √d_k) v over the last two axes, with a boolean mask.
+    """Attention softmax(q kᵀ / √d_k + bias) v over the last two axes, with a mask.
 
     `q` is (..., n_q, d_k), `k` is (..., n_k, d_k) and `v` is (..., n_k, d_v),
     where the leading axes `...` (usually b, or b and h) broadcast; in
     self-attention n_q = n_k = n. `mask`, broadcastable to (..., n_q, n_k), is
     True where a query may attend to a key. A query whose mask row is all False
-    gets zero weights and a zero output, never NaN. `dropout_p > 0` applies
+    gets zero weights and a zero output, never NaN. `score_bias`, a float
+    tensor broadcastable to (..., n_q, n_k), is added to the scaled scores
+    before the softmax (as a float `attn_mask` is in PyTorch's SDPA): later
+    chapters put position biases there, and gradients reach it. A bias of -inf
+    forbids a key as a False in the mask does. `dropout_p > 0` applies
     dropout to the weights; pass 0.0 when not training. Returns
     `(output, weights)` of shapes (..., n_q, d_v) and (..., n_q, n_k); the
     weights are the ones applied to `v`, after dropout. Raises TypeError for an
     argument that is not a tensor, an integer dtype, q, k and v of different
-    dtypes (outside `torch.autocast`), a mask that is not boolean or a
+    dtypes (outside `torch.autocast`), a mask that is not boolean, a
+    score_bias that is not floating-point or not of q's dtype, or a
     non-numeric dropout_p; ValueError for shapes that do not fit together,
     d_k = 0, or dropout_p outside [0, 1).
 
@@ -132,8 +169,12 @@ def scaled_dot_product_attention(
         >>> [tuple(t.shape) for t in scaled_dot_product_attention(q, k, v)]
         [(2, 4, 6, 8), (2, 4, 6, 6)]
     """
-    _check_attention_inputs(q, k, v, mask, dropout_p)
+    _check_attention_inputs(q, k, v, mask, dropout_p, score_bias)
     scores = einsum(q, k, "... i d, ... j d -> ... i j") / math.sqrt(q.shape[-1])
+    if score_bias is not None:
+        scores = scores + score_bias
+        visible = scores > float("-inf")  # a bias of -inf hides its key
+        mask = visible if mask is None else mask & visible
     if mask is None:
         weights = scores.softmax(dim=-1)
     else:
@@ -141,6 +182,8 @@ def scaled_dot_product_attention(
         # -inf on masked keys, except in rows with no key at all: those stay
         # finite (no 0/0, so no NaN even in the backward pass) and are zeroed.
         scores = scores.masked_fill(~mask & has_key, float("-inf"))
+        if score_bias is not None:  # the bias may have put -inf in such rows
+            scores = scores.masked_fill(~has_key, 0.0)
         weights = scores.softmax(dim=-1).masked_fill(~has_key, 0.0)
     if dropout_p > 0.0:
         weights = F.dropout(weights, p=dropout_p)
@@ -176,10 +219,45 @@ def _multi_head_mask(mask: Tensor | None, b: int, h: int, n: int) -> Tensor | No
     return mask_4d
 
 
+def _multi_head_bias(score_bias: Tensor | None, x: Tensor, h: int) -> Tensor | None:
+    """Return `score_bias` on x's device, or raise unless it fits (b, h, n, n)."""
+    if score_bias is None:
+        return None
+    _check_score_bias(score_bias, x, "x")
+    b, n, _ = x.shape
+    full = (b, h, n, n)
+    try:
+        fits = torch.broadcast_shapes(score_bias.shape, full) == full
+    except RuntimeError:
+        fits = False
+    if not fits:
+        raise ValueError(
+            "expected a score_bias broadcastable to (b, h, n, n) = "
+            f"{full}, such as (h, n, n) or (n, n); got {tuple(score_bias.shape)}"
+        )
+    return score_bias.to(x.device)
+
+
 def _fused_attention(
-    q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None, dropout_p: float
+    q: Tensor,
+    k: Tensor,
+    v: Tensor,
+    mask: Tensor | None,
+    dropout_p: float,
+    score_bias: Tensor | None = None,
 ) -> Tensor:
     """PyTorch's fused attention, with a zero output for a query that sees no key."""
+    if score_bias is not None:
+        # SDPA takes one float mask: the bias, with -inf where `mask` hides a key.
+        visible = score_bias > float("-inf")
+        visible = visible if mask is None else visible & mask
+        has_key = visible.any(dim=-1, keepdim=True)
+        float_mask = score_bias.masked_fill(~visible, float("-inf"))
+        float_mask = float_mask.masked_fill(~has_key, 0.0).to(q.dtype)
+        context = F.scaled_dot_product_attention(
+            q, k, v, attn_mask=float_mask, dropout_p=dropout_p
+        )
+        return context.masked_fill(~has_key, 0.0)
     if mask is None:
         return F.scaled_dot_product_attention(q, k, v, dropout_p=dropout_p)
     has_key = mask.any(dim=-1, keepdim=True)
@@ -222,13 +300,19 @@ class MultiHeadAttention(torch.nn.Module):
     (b, n) for key padding, (b, n, n), or 4 dims broadcastable to (b, h, n, n).
     It returns (b, n, d), computed by PyTorch's fused
     `scaled_dot_product_attention`, or with `return_weights=True` the pair
-    `(out, weights)`, weights (b, h, n, n), computed explicitly. A query with no
+    `(out, weights)`, weights (b, h, n, n), computed explicitly. `score_bias`, a
+    float tensor broadcastable to (b, h, n, n), such as (h, n, n), is added to
+    every head's scaled scores (chapter 4's function); and `transform_qk` is the
+    one place where queries and keys can change before the scores: both are
+    for the position schemes of later chapters. A query with no
     key gets a zero context (its output is `out_proj.bias`), never NaN. Dropout
     acts on the attention weights, in training mode only. Raises ValueError for
     sizes that are not positive ints, d_model not divisible by n_heads, dropout
     outside [0, 1), and x or mask shapes that do not fit; TypeError for an x
     that is not a float tensor of the parameters' dtype (outside
-    `torch.autocast`), a mask that is not boolean, or non-bool flags.
+    `torch.autocast`), a mask that is not boolean, a score_bias that is not a
+    float tensor of x's dtype, a qk_transform that is not an `nn.Module`, or
+    non-bool flags.
 
     Example::
 
@@ -238,8 +322,15 @@ class MultiHeadAttention(torch.nn.Module):
     """
 
     def __init__(
-        self, d_model: int, n_heads: int, dropout: float = 0.0, bias: bool = True
+        self,
+        d_model: int,
+        n_heads: int,
+        dropout: float = 0.0,
+        bias: bool = True,
+        *,
+        qk_transform: torch.nn.Module | None = None,
     ) -> None:
+        """Make the four projections; `bias` gives them biases (see the class)."""
         super().__init__()
         for name, value in (("d_model", d_model), ("n_heads", n_heads)):
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
@@ -255,15 +346,44 @@ class MultiHeadAttention(torch.nn.Module):
             raise ValueError(f"expected dropout in [0, 1), got {dropout}")
         if not isinstance(bias, bool):
             raise TypeError(f"expected bias as a bool, got {type(bias).__name__}")
+        if qk_transform is not None and not isinstance(qk_transform, torch.nn.Module):
+            raise TypeError(
+                "expected qk_transform as an nn.Module or None, "
+                f"got {type(qk_transform).__name__}"
+            )
         self.d_model, self.n_heads, self.d_head = d_model, n_heads, d_model // n_heads
         self.dropout = dropout
         self.q_proj = torch.nn.Linear(d_model, d_model, bias=bias)
         self.k_proj = torch.nn.Linear(d_model, d_model, bias=bias)
         self.v_proj = torch.nn.Linear(d_model, d_model, bias=bias)
         self.out_proj = torch.nn.Linear(d_model, d_model, bias=bias)
+        self.qk_transform = qk_transform
+
+    def transform_qk(self, q: Tensor, k: Tensor) -> tuple[Tensor, Tensor]:
+        """Queries and keys (b, h, n, d_head) just before the scores, changed or not.
+
+        The identity, unless the module was built with `qk_transform`: then it
+        returns `qk_transform(q, k)`, which must keep both shapes (ValueError
+        otherwise). Both paths of `forward` call it, and so does chapter 8's
+        padding-free path, so a rotation of q and k (chapter 17's RoPE) needs no
+        second attention implementation.
+        """
+        if self.qk_transform is None:
+            return q, k
+        new_q, new_k = self.qk_transform(q, k)
+        if new_q.shape != q.shape or new_k.shape != k.shape:
+            raise ValueError(
+                f"expected qk_transform to keep q {tuple(q.shape)} and k "
+                f"{tuple(k.shape)}, got {tuple(new_q.shape)} and {tuple(new_k.shape)}"
+            )
+        return new_q, new_k
 
     def forward(
-        self, x: Tensor, mask: Tensor | None = None, return_weights: bool = False
+        self,
+        x: Tensor,
+        mask: Tensor | None = None,
+        return_weights: bool = False,
+        score_bias: Tensor | None = None,
     ) -> Tensor | tuple[Tensor, Tensor]:
         """Attend over the n tokens of x (b, n, d_model); see the class docstring."""
         _check_tokens(x, self.d_model, self.q_proj.weight.dtype)
@@ -275,15 +395,19 @@ class MultiHeadAttention(torch.nn.Module):
         b, n, _ = x.shape
         mask = _multi_head_mask(mask, b, self.n_heads, n)
         mask = None if mask is None else mask.to(x.device)
+        score_bias = _multi_head_bias(score_bias, x, self.n_heads)
         q, k, v = (
             rearrange(projection(x), "b n (h d) -> b h n d", h=self.n_heads)
             for projection in (self.q_proj, self.k_proj, self.v_proj)
         )
+        q, k = self.transform_qk(q, k)
         dropout_p = self.dropout if self.training else 0.0
         if return_weights:
-            context, weights = scaled_dot_product_attention(q, k, v, mask, dropout_p)
+            context, weights = scaled_dot_product_attention(
+                q, k, v, mask, dropout_p, score_bias=score_bias
+            )
         else:
-            context = _fused_attention(q, k, v, mask, dropout_p)
+            context = _fused_attention(q, k, v, mask, dropout_p, score_bias)
         out = self.out_proj(rearrange(context, "b h n d -> b n (h d)"))
         return (out, weights) if return_weights else out
 

@@ -318,9 +318,11 @@ class PairCollator:
     """
 
     def __init__(self, pad_token_id: int) -> None:
+        """`pad_token_id`: the id that pads short rows; see the class docstring."""
         self.pad = PaddingCollator(pad_token_id, label_key="__none__")
 
     def __call__(self, examples: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+        """Pad b examples into {column: padded batch}; see the class docstring."""
         if isinstance(examples, (str, bytes, Mapping)) or not isinstance(
             examples, Sequence
         ):

@@ -643,6 +643,10 @@ class PaddingCollator:
     """
 
     def __init__(self, pad_token_id: int, label_key: str = "label") -> None:
+        """`pad_token_id` pads short rows; labels are read from `label_key`.
+
+        See the class docstring for the batch it makes and what it raises.
+        """
         if isinstance(pad_token_id, bool) or not isinstance(pad_token_id, int):
             raise TypeError(f"expected pad_token_id as an int, got {pad_token_id!r}")
         if pad_token_id < 0:
@@ -652,6 +656,7 @@ class PaddingCollator:
         self.pad_token_id, self.label_key = pad_token_id, label_key
 
     def __call__(self, examples: Sequence[Mapping[str, Any]]) -> dict[str, Tensor]:
+        """Pad b examples into tensors of shape (b, n); see the class docstring."""
         if isinstance(examples, (str, bytes, Mapping)) or not isinstance(
             examples, Sequence
         ):

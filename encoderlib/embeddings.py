@@ -76,6 +76,7 @@ class EncoderEmbeddings(nn.Module):
         padding_idx: int | None = 0,
         position_embeddings: nn.Module | None = None,
     ) -> None:
+        """Build the tables (sizes, dropout, eps, padding row); see the class."""
         super().__init__()
         for name, value, low in (
             ("vocab_size", vocab_size, 1),
@@ -136,6 +137,10 @@ class EncoderEmbeddings(nn.Module):
                     table.weight.normal_(0.0, 0.02)
             if padding_idx is not None:
                 self.token_embeddings.weight[padding_idx].zero_()
+
+    def extra_repr(self) -> str:
+        """Nothing on the first line: print(module) lists the tables, sizes included."""
+        return ""
 
     def forward(
         self,
@@ -299,6 +304,7 @@ class SinusoidalPositionalEncoding(nn.Module):
     """
 
     def __init__(self, d_model: int, max_len: int = 512) -> None:
+        """Compute the (max_len, d_model) table once; see the class."""
         super().__init__()
         _require_positive_int("d_model", d_model)
         _require_positive_int("max_len", max_len)
@@ -318,6 +324,7 @@ class SinusoidalPositionalEncoding(nn.Module):
         return self.table[position_ids.long()]  # (..., n) -> (..., n, d_model)
 
     def extra_repr(self) -> str:
+        """The sizes shown by print(module): d_model and max_len."""
         return f"d_model={self.d_model}, max_len={self.max_len}"
 
 
@@ -340,6 +347,7 @@ class LearnedPositionalEmbedding(nn.Module):
     """
 
     def __init__(self, d_model: int, max_len: int = 512) -> None:
+        """Make the (max_len, d_model) table, drawn as in BERT; see the class."""
         super().__init__()
         _require_positive_int("d_model", d_model)
         _require_positive_int("max_len", max_len)
@@ -358,4 +366,5 @@ class LearnedPositionalEmbedding(nn.Module):
         return nn.functional.embedding(position_ids.long(), self.weight)
 
     def extra_repr(self) -> str:
+        """The sizes shown by print(module): d_model and max_len."""
         return f"d_model={self.d_model}, max_len={self.max_len}"

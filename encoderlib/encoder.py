@@ -122,6 +122,7 @@ class EncoderLayer(nn.Module):
         norm_first: bool = False,
         eps: float = 1e-5,
     ) -> None:
+        """Sizes, dropout rate, activation, arrangement and eps; see the class."""
         super().__init__()
         for name, value in (("d_model", d_model), ("n_heads", n_heads), ("d_ff", d_ff)):
             _check_size(name, value)
@@ -229,6 +230,7 @@ class EncoderLayer(nn.Module):
         return ours.train(layer.training)
 
     def extra_repr(self) -> str:
+        """The setting shown by print(module): norm_first (submodules show the rest)."""
         return f"norm_first={self.norm_first}"
 
 
@@ -510,6 +512,10 @@ class Encoder(nn.Module):
     """
 
     def __init__(self, config: EncoderConfig) -> None:
+        """Build embeddings, layers and final norm from `config`, an `EncoderConfig`.
+
+        See the class docstring for the modules, `forward` and what raises.
+        """
         super().__init__()
         if not isinstance(config, EncoderConfig):
             raise TypeError(f"expected an EncoderConfig, got {type(config).__name__}")
@@ -618,6 +624,7 @@ class Encoder(nn.Module):
         )
 
     def extra_repr(self) -> str:
+        """The sizes shown by print(encoder): n_layers, d_model, n_heads, norm."""
         c = self.config
         norm = "pre-norm" if c.norm_first else "post-norm"
         return f"{c.n_layers} layers, d_model={c.d_model}, n_heads={c.n_heads}, {norm}"
@@ -642,6 +649,7 @@ def _packed_attention(
     q, k, v = rearrange(
         padded, "(b n) (three h e) -> three b h n e", b=b, three=3, h=attn.n_heads
     )
+    q, k = attn.transform_qk(q, k)  # the module's hook (chapter 5), here too
     key_mask = rearrange(mask, "b j -> b 1 1 j")
     dropout_p = attn.dropout if attn.training else 0.0
     context = _fused_attention(q, k, v, key_mask, dropout_p)  # (b, h, n, e)

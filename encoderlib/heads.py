@@ -73,6 +73,10 @@ class ClassificationHead(nn.Module):
         dropout: float = 0.1,
         hidden_layer: bool = True,
     ) -> None:
+        """A head from width `d_model` to `n_classes` scores, with or without `dense`.
+
+        See the class docstring for the layers, their initialisation and what raises.
+        """
         super().__init__()
         for name, value in (("d_model", d_model), ("n_classes", n_classes)):
             _check_size(name, value)
@@ -94,6 +98,7 @@ class ClassificationHead(nn.Module):
         return self.classifier(self.dropout(x))  # (b, n_classes)
 
     def extra_repr(self) -> str:
+        """The sizes shown by print(head): d_model, n_classes."""
         return f"d_model={self.d_model}, n_classes={self.n_classes}"
 
 
@@ -157,6 +162,12 @@ class EncoderClassifier(nn.Module):
         dropout: float = 0.1,
         hidden_layer: bool = True,
     ) -> None:
+        """Wrap `encoder` (held, not copied) with the named `pooling` and a head.
+
+        `pooling` is required: "cls", "mean", "max" or "attention". `n_classes`,
+        `dropout` and `hidden_layer` go to the `ClassificationHead`. See the class
+        docstring for `forward`, `embed` and what raises.
+        """
         super().__init__()
         if not isinstance(encoder, Encoder):
             raise TypeError(
@@ -198,6 +209,7 @@ class EncoderClassifier(nn.Module):
         return self.head(self.embed(input_ids, attention_mask, token_type_ids))
 
     def extra_repr(self) -> str:
+        """The choice shown by print(classifier): the pooling's name."""
         return f"pooling={self.pooling!r}"
 
 
@@ -225,6 +237,10 @@ class MaskedLMHead(nn.Module):
     """
 
     def __init__(self, token_embeddings: nn.Embedding, eps: float = 1e-12) -> None:
+        """A head tied to `token_embeddings`' table; `eps` is its LayerNorm's epsilon.
+
+        See the class docstring for the layers, `forward` and what raises.
+        """
         super().__init__()
         if not isinstance(token_embeddings, nn.Embedding):
             raise TypeError(
@@ -260,4 +276,5 @@ class MaskedLMHead(nn.Module):
         return self.decoder(x)
 
     def extra_repr(self) -> str:
+        """The sizes shown by print(head): d_model, vocab_size, and that it is tied."""
         return f"d_model={self.d_model}, vocab_size={self.vocab_size}, tied"

@@ -66,6 +66,7 @@ class LayerNorm(nn.Module):
     """
 
     def __init__(self, d: int, eps: float = 1e-5) -> None:
+        """d: the size of the last axis; eps: added to the variance. See the class."""
         super().__init__()
         if not isinstance(d, int) or isinstance(d, bool) or d < 1:
             raise ValueError(f"expected d as a positive int, got {d!r}")
@@ -81,11 +82,13 @@ class LayerNorm(nn.Module):
         self.bias = nn.Parameter(torch.zeros(d))
 
     def forward(self, x: Tensor) -> Tensor:  # x: (..., d), usually (b, n, d)
+        """x (..., d) → the same shape, each token normalised; see the class."""
         _check_last_dim(x, self.d, self.weight.dtype)
         # The fused kernel computes exactly the formula derived in the chapter.
         return F.layer_norm(x, (self.d,), self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
+        """The settings shown by print(module): d and eps."""
         return f"{self.d}, eps={self.eps}"
 
 
@@ -120,6 +123,7 @@ class FeedForward(nn.Module):
     def __init__(
         self, d_model: int, d_ff: int, activation: str = "gelu", dropout: float = 0.0
     ) -> None:
+        """d_model → d_ff → d_model, `activation` and `dropout`; see the class."""
         super().__init__()
         for name, value in (("d_model", d_model), ("d_ff", d_ff)):
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
@@ -148,6 +152,7 @@ class FeedForward(nn.Module):
         self.fc2 = nn.Linear(d_ff, d_model)
 
     def forward(self, x: Tensor) -> Tensor:  # x: (..., d_model), usually (b, n, d)
+        """x (..., d_model) → the same shape, each token alone; see the class."""
         _check_last_dim(x, self.d_model, self.fc1.weight.dtype)
         hidden = self.fc1(x)  # (..., d_ff): the largest tensor in the layer
         # When autograd is not recording (inference), the activation overwrites
@@ -168,4 +173,5 @@ class FeedForward(nn.Module):
         return self.fc2(self.dropout(hidden))  # (..., d_model)
 
     def extra_repr(self) -> str:
+        """The setting shown by print(module): activation (sizes show in fc1, fc2)."""
         return f"activation={self.activation!r}"

@@ -240,6 +240,10 @@ class MLMCollator:
         mask_fraction: float = 0.8,
         random_fraction: float = 0.1,
     ) -> None:
+        """Mask with `tokenizer`'s ids and these shares, drawing from `seed`.
+
+        See the class docstring for the batch it makes and what it raises.
+        """
         needs = ("mask_token_id", "pad_token_id", "vocab_size", "special_token_ids")
         if not all(hasattr(tokenizer, name) for name in needs):
             raise TypeError(
@@ -258,6 +262,7 @@ class MLMCollator:
         self.generator = torch.Generator().manual_seed(seed)
 
     def __call__(self, examples: Sequence[Mapping[str, Any]]) -> dict[str, Tensor]:
+        """Pad and mask b examples afresh: tensors (b, n); see the class docstring."""
         batch = self.pad(examples)
         masked, labels = mask_tokens(
             batch["input_ids"],
@@ -337,6 +342,7 @@ class MaskedLanguageModel(nn.Module):
     """
 
     def __init__(self, encoder: Encoder) -> None:
+        """`encoder`: an encoderlib `Encoder`; a new head is tied to its embeddings."""
         super().__init__()
         if not isinstance(encoder, Encoder):
             raise TypeError(
@@ -352,6 +358,11 @@ class MaskedLanguageModel(nn.Module):
         labels: Tensor | None = None,
         token_type_ids: Tensor | None = None,
     ) -> MLMOutput:
+        """Ids (b, n) → an `MLMOutput`: the logits, and with `labels` the loss.
+
+        Without labels, logits (b, n, vocab_size); with labels, logits (t, vocab_size)
+        at the t labelled positions only. See the class docstring.
+        """
         input_ids = _as_int64_ids(input_ids)
         h = self.encoder(input_ids, attention_mask, token_type_ids)  # (b, n, d)
         if labels is None:

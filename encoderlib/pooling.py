@@ -134,6 +134,10 @@ class AttentionPool(nn.Module):
     """
 
     def __init__(self, d_model: int) -> None:
+        """A zero-initialised scoring layer for token vectors of width `d_model`.
+
+        See the class docstring for `forward`, the weights and what raises.
+        """
         super().__init__()
         if isinstance(d_model, bool) or not isinstance(d_model, int):
             raise TypeError(f"expected d_model as a positive int, got {d_model!r}")
@@ -166,4 +170,5 @@ class AttentionPool(nn.Module):
         return (pooled, weights) if return_weights else pooled
 
     def extra_repr(self) -> str:
+        """The size shown by print(pool): d_model."""
         return f"d_model={self.d_model}"

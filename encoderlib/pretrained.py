@@ -383,6 +383,10 @@ class SentenceEncoder(nn.Module):
     def __init__(
         self, tokenizer: WordPieceTokenizer, model: Encoder, max_length: int = 256
     ) -> None:
+        """Wrap `tokenizer` (a WordPieceTokenizer) and `model` (an Encoder).
+
+        `max_length` is the number of tokens kept per sentence; see the class docstring.
+        """
         super().__init__()
         if not isinstance(tokenizer, WordPieceTokenizer):
             raise TypeError(
@@ -501,6 +505,7 @@ class SentenceEncoder(nn.Module):
         )
 
     def extra_repr(self) -> str:
+        """What print(encoder) shows besides the submodules: dim and max_length."""
         return f"dim={self.dim}, max_length={self.max_length}"
 
 

@@ -90,6 +90,7 @@ class _Tokenizer:
         return len(self.id_to_token)
 
     def __len__(self) -> int:
+        """The number of tokens in the vocabulary, as `vocab_size`."""
         return self.vocab_size
 
     def __repr__(self) -> str:
@@ -302,6 +303,7 @@ class WordTokenizer(_Tokenizer):
     """
 
     def __init__(self, vocab: Sequence[str], lowercase: bool = True) -> None:
+        """Take the vocabulary as a list of tokens (index = id); see the class."""
         super().__init__(vocab)
         _check_bool("lowercase", lowercase)
         self.lowercase = lowercase
@@ -633,6 +635,10 @@ class WordPieceTokenizer(_Tokenizer):
         strip_accents: bool = True,
         max_input_chars_per_word: int = 100,
     ) -> None:
+        """Read the vocabulary from a vocab.txt path or a list of tokens; see the class.
+
+        `lowercase`, `strip_accents` and `max_input_chars_per_word` are BERT's.
+        """
         if isinstance(vocab, (str, Path)):
             path = Path(vocab)
             if not path.is_file():

@@ -158,6 +158,7 @@ class Table:
         formats: Sequence[str] | None = None,
         title: str | None = None,
     ) -> None:
+        """Format `rows` under `headers` with one spec per column; see the class."""
         given = {"rows": rows, "headers": headers, "formats": formats}
         for name, value in given.items():
             if value is None and name == "formats":

@@ -392,3 +392,114 @@ def test_mha_attributes_follow_the_contract():
     assert sum(p.numel() for p in MultiHeadAttention(48, 6).parameters()) == 4 * (
         48 * 48 + 48
     )
+
+
+# ---- the score-bias and q/k hooks (chapters 4 and 5, for chapters 16 and 17)
+
+
+@pytest.mark.parametrize("mask_kind", ["none", "padding", "random"])
+def test_score_bias_equals_torch_sdpa_float_mask(mask_kind):
+    q, k, v = random_tensors(7, (2, 3, 6, 8), (2, 3, 6, 8), (2, 3, 6, 5))
+    bias = torch.randn(3, 6, 6, generator=torch.Generator().manual_seed(8))
+    bias.requires_grad_()
+    mask = {
+        "none": None,
+        "padding": padding_mask([6, 3], 6)[:, None, None, :],
+        "random": random_mask(9, (2, 3, 6, 6), 0.7) | torch.eye(6, dtype=torch.bool),
+    }[mask_kind]
+    ours, _ = scaled_dot_product_attention(q, k, v, mask, score_bias=bias)
+    float_mask = bias if mask is None else bias.masked_fill(~mask, float("-inf"))
+    theirs = F.scaled_dot_product_attention(q, k, v, attn_mask=float_mask)
+    assert (ours - theirs).abs().max() < 1e-6
+    (g_ours,) = torch.autograd.grad(ours.square().sum(), bias)
+    (g_theirs,) = torch.autograd.grad(theirs.square().sum(), bias)
+    assert (g_ours - g_theirs).abs().max() < 1e-5
+
+
+def test_zero_score_bias_changes_nothing():
+    q, k, v = random_tensors(3, (2, 4, 7, 8), (2, 4, 7, 8), (2, 4, 7, 8))
+    mask = padding_mask([7, 2], 7)[:, None, None, :]
+    plain, plain_weights = scaled_dot_product_attention(q, k, v, mask)
+    biased, biased_weights = scaled_dot_product_attention(
+        q, k, v, mask, score_bias=torch.zeros(7, 7)
+    )
+    assert (plain - biased).abs().max() < 1e-7
+    assert (plain_weights - biased_weights).abs().max() < 1e-7
+
+
+def test_gradcheck_score_bias_float64():
+    q, k, v, bias = random_tensors(
+        5, (1, 2, 4, 3), (1, 2, 4, 3), (1, 2, 4, 3), (2, 4, 4), dtype=torch.float64
+    )
+    mask = random_mask(6, (1, 2, 4, 4), 0.6)
+    mask[0, 0, 1] = False  # one query with no key
+    inputs = tuple(t.requires_grad_() for t in (q, k, v, bias))
+    assert torch.autograd.gradcheck(
+        lambda q, k, v, b: scaled_dot_product_attention(q, k, v, mask, score_bias=b)[0],
+        inputs,
+    )
+
+
+@settings(max_examples=30, deadline=None)
+@given(sizes, st.sampled_from([0.3, 1.0]), st.sampled_from([1, 2, 3]))
+def test_mha_score_bias_fast_path_equals_explicit_path(size, p_true, bias_dims):
+    b, n, h, d_head, seed = size
+    module = make_module(h, d_head, seed)
+    x, bias = random_tensors(seed, (b, n, h * d_head), (h, n, n)[3 - bias_dims :])
+    hidden = torch.rand(bias.shape, generator=torch.Generator().manual_seed(seed))
+    bias = bias.masked_fill(hidden > p_true, float("-inf"))
+    mask = random_mask(seed + 1, (b, n), 0.8)
+    with torch.no_grad():
+        fast = module(x, mask, score_bias=bias)
+        explicit, weights = module(x, mask, return_weights=True, score_bias=bias)
+    assert torch.isfinite(fast).all() and torch.isfinite(explicit).all()
+    assert (fast - explicit).abs().max() < 1e-5
+    sums = weights.sum(dim=-1)
+    has_key = sums > 0
+    assert torch.allclose(sums[has_key], torch.ones_like(sums[has_key]), atol=1e-5)
+
+
+class _ScaleQueries(torch.nn.Module):
+    """Multiplies every query by a constant: every score scales with it."""
+
+    def __init__(self, factor: float) -> None:
+        super().__init__()
+        self.factor = factor
+
+    def forward(self, q, k):
+        return self.factor * q, k
+
+
+@pytest.mark.parametrize("return_weights", [False, True])
+def test_qk_transform_runs_on_both_paths(return_weights):
+    torch.manual_seed(0)
+    plain = MultiHeadAttention(16, 4).eval()
+    scaled = MultiHeadAttention(16, 4, qk_transform=_ScaleQueries(3.0)).eval()
+    scaled.load_state_dict(plain.state_dict())
+    with torch.no_grad():
+        plain.q_proj.weight.mul_(3.0)
+        plain.q_proj.bias.mul_(3.0)
+        x = torch.randn(2, 5, 16)
+        mask = padding_mask([5, 3], 5)
+        ours = scaled(x, mask, return_weights)
+        theirs = plain(x, mask, return_weights)
+    ours, theirs = (o[0] if return_weights else o for o in (ours, theirs))
+    assert (ours - theirs).abs().max() < 1e-5
+
+
+def test_transform_qk_is_the_identity_by_default_and_state_dict_unchanged():
+    module = MultiHeadAttention(8, 2)
+    q, k = torch.randn(2, 1, 2, 3, 4)
+    same_q, same_k = module.transform_qk(q, k)
+    assert same_q is q and same_k is k
+    assert (
+        sorted(module.state_dict())
+        == sorted(f"{p}_proj.{w}" for p in "qkvout"[:3] for w in ("weight", "bias"))
+        + []
+        or True
+    )
+    assert set(module.state_dict()) == {
+        f"{name}.{w}"
+        for name in ("q_proj", "k_proj", "v_proj", "out_proj")
+        for w in ("weight", "bias")
+    }

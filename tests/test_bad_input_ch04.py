@@ -18,11 +18,38 @@ Q, K, V = torch.randn(2, 4, 8), torch.randn(2, 5, 8), torch.randn(2, 5, 6)
 MASK = torch.ones(2, 4, 5, dtype=torch.bool)
 
 
-def attend(q=Q, k=K, v=V, mask=None, dropout_p=0.0):
-    return scaled_dot_product_attention(q, k, v, mask, dropout_p)
+def attend(q=Q, k=K, v=V, mask=None, dropout_p=0.0, score_bias=None):
+    return scaled_dot_product_attention(q, k, v, mask, dropout_p, score_bias)
 
 
 CASES = {
+    # score_bias: a float tensor of q's dtype, broadcastable to the scores
+    "score_bias a list": (
+        lambda: attend(score_bias=[[0.0] * 5] * 4),
+        TypeError,
+        "expected score_bias as a torch.Tensor, got list",
+    ),
+    "score_bias boolean": (
+        lambda: attend(score_bias=MASK),
+        TypeError,
+        "expected a floating-point score_bias.*got dtype torch.bool; a boolean",
+    ),
+    "score_bias float64 for float32 q": (
+        lambda: attend(score_bias=torch.zeros(4, 5, dtype=torch.float64)),
+        TypeError,
+        "expected score_bias of q's dtype torch.float32, got torch.float64",
+    ),
+    "score_bias of the wrong key count": (
+        lambda: attend(score_bias=torch.zeros(4, 6)),
+        ValueError,
+        r"expected a score_bias broadcastable to the scores' shape "
+        r"\(\.\.\., n_q, n_k\) = \(2, 4, 5\), got \(4, 6\)",
+    ),
+    "score_bias with an extra axis": (
+        lambda: attend(score_bias=torch.zeros(3, 2, 4, 5)),
+        ValueError,
+        r"= \(2, 4, 5\), got \(3, 2, 4, 5\)",
+    ),
     # wrong Python types
     "q None": (
         lambda: attend(q=None),
@@ -227,4 +254,25 @@ def test_mixed_dtypes_are_allowed_under_autocast():
 
 def test_integer_dropout_p_zero_is_accepted():
     out, _ = scaled_dot_product_attention(Q, K, V, dropout_p=0)
+    assert out.shape == (2, 4, 6)
+
+
+def test_a_score_bias_that_hides_every_key_gives_zeros_and_finite_gradients():
+    bias = torch.full((2, 4, 5), float("-inf"))
+    bias[0, :2] = 0.0  # sequence 0: queries 0 and 1 see every key
+    q = Q.clone().requires_grad_()
+    out, weights = attend(q=q, score_bias=bias)
+    assert torch.equal(out[1], torch.zeros(4, 6)) and torch.equal(
+        out[0, 2:], torch.zeros(2, 6)
+    )
+    assert torch.allclose(weights[0, :2].sum(-1), torch.ones(2))
+    out.square().sum().backward()
+    assert torch.isfinite(q.grad).all()
+
+
+def test_score_bias_under_autocast_may_differ_in_dtype():
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        out, _ = attend(
+            q=Q.bfloat16(), k=K.bfloat16(), v=V.bfloat16(), score_bias=torch.zeros(4, 5)
+        )
     assert out.shape == (2, 4, 6)

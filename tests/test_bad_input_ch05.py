@@ -15,6 +15,15 @@ import torch
 from encoderlib.attention import MultiHeadAttention
 
 MHA = MultiHeadAttention(16, 4).eval()
+
+
+class _Truncate(torch.nn.Module):
+    """A wrong transform: it drops half of every head's features."""
+
+    def forward(self, q, k):
+        return q[..., :2], k[..., :2]
+
+
 X = torch.randn(2, 5, 16)
 PADDING = torch.tensor([[True] * 5, [True, True, False, False, False]])
 
@@ -174,6 +183,49 @@ CASES = {
         ValueError,
         r"\(b, h, n, n\) = \(2, 4, 5, 5\); got \(2, 3, 5, 5\)",
     ),
+    # forward: score_bias, a float tensor of x's dtype broadcastable to (b, h, n, n)
+    "score_bias a float": (
+        lambda: MHA(X, score_bias=0.5),
+        TypeError,
+        "expected score_bias as a torch.Tensor, got float",
+    ),
+    "score_bias boolean": (
+        lambda: MHA(X, score_bias=torch.ones(5, 5, dtype=torch.bool)),
+        TypeError,
+        "expected a floating-point score_bias.*got dtype torch.bool",
+    ),
+    "score_bias float64 for float32 x": (
+        lambda: MHA(X, score_bias=torch.zeros(4, 5, 5, dtype=torch.float64)),
+        TypeError,
+        "expected score_bias of x's dtype torch.float32, got torch.float64",
+    ),
+    "score_bias with the wrong head count": (
+        lambda: MHA(X, score_bias=torch.zeros(3, 5, 5)),
+        ValueError,
+        r"broadcastable to \(b, h, n, n\) = \(2, 4, 5, 5\).*got \(3, 5, 5\)",
+    ),
+    "score_bias of 5 dims": (
+        lambda: MHA(X, score_bias=torch.zeros(1, 2, 4, 5, 5)),
+        ValueError,
+        r"got \(1, 2, 4, 5, 5\)",
+    ),
+    # the constructor and the hook: qk_transform
+    "qk_transform a function": (
+        lambda: MultiHeadAttention(16, 4, qk_transform=lambda q, k: (q, k)),
+        TypeError,
+        "expected qk_transform as an nn.Module or None, got function",
+    ),
+    "qk_transform positional": (
+        lambda: MultiHeadAttention(16, 4, 0.0, True, torch.nn.Identity()),
+        TypeError,
+        "positional argument",
+    ),
+    "qk_transform that changes a shape": (
+        lambda: MultiHeadAttention(16, 4, qk_transform=_Truncate())(X),
+        ValueError,
+        r"expected qk_transform to keep q \(2, 4, 5, 4\) and k \(2, 4, 5, 4\), "
+        r"got \(2, 4, 5, 2\) and \(2, 4, 5, 2\)",
+    ),
     # forward: the flag
     "return_weights a str": (
         lambda: MHA(X, return_weights="yes"),
@@ -224,3 +276,14 @@ def test_autocast_mixes_dtypes_on_purpose():
     with torch.autocast("cpu", dtype=torch.bfloat16), torch.no_grad():
         out = MHA(X.bfloat16(), PADDING)
     assert out.shape == (2, 5, 16) and out.dtype == torch.bfloat16
+
+
+@pytest.mark.parametrize("return_weights", [False, True])
+def test_a_score_bias_that_hides_every_key_gives_the_bias_not_nan(return_weights):
+    bias = torch.full((4, 5, 5), float("-inf"))
+    x = torch.randn(2, 5, 16, requires_grad=True)
+    result = MHA(x, PADDING, return_weights=return_weights, score_bias=bias)
+    out = result[0] if return_weights else result
+    assert torch.allclose(out, MHA.out_proj.bias.expand(2, 5, 16))
+    out.sum().backward()
+    assert torch.isfinite(x.grad).all()

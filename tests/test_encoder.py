@@ -339,3 +339,29 @@ def test_small_integer_ids_are_ids_not_masks(dtype):
         small = model(ids.to(dtype), (ids != 0).to(dtype))
     assert small.shape == (1, 6, small_config().d_model)
     assert torch.equal(small, expected)
+
+
+class _ScaleKeys(torch.nn.Module):
+    """A q/k transform with a visible effect: every key is multiplied by 2."""
+
+    def forward(self, q, k):
+        return q, 2 * k
+
+
+@pytest.mark.parametrize("norm_first", [False, True])
+def test_the_packed_path_calls_the_attention_modules_qk_hook(norm_first):
+    # Chapter 5's transform_qk is the one place where queries and keys change; the
+    # padding-free path (used with padding and no attention maps) must go through it.
+    set_seed(0)
+    config = EncoderConfig.tiny(vocab_size=50, norm_first=norm_first, dropout=0.0)
+    model = Encoder(config).eval()
+    ids = torch.randint(5, 50, (3, 9))
+    mask = torch.arange(9) < torch.tensor([[9], [6], [2]])
+    with torch.no_grad():
+        before = model(ids, mask)
+        for layer in model.layers:
+            layer.attn.qk_transform = _ScaleKeys()
+        packed = model(ids, mask)  # padding, no maps: the packed path
+        padded = model(ids, mask, output_attentions=True).last_hidden_state
+    assert (packed - before)[mask].abs().max() > 1e-3  # the hook changed the result
+    assert (packed - padded)[mask].abs().max() < 1e-5  # and both paths agree
