@@ -14,6 +14,7 @@ from . import (
     attention,
     contrastive,
     data,
+    efficient,
     embeddings,
     encoder,
     heads,
@@ -25,6 +26,7 @@ from . import (
     toy,
     training,
     utils,
+    vit,
     viz,
 )
 from .attention import MultiHeadAttention, scaled_dot_product_attention
@@ -58,6 +60,13 @@ from .data import (
     tokenize_dataset,
     word_order_mirror,
     word_order_sentence,
+)
+from .efficient import (
+    LinformerSelfAttention,
+    LocalSelfAttention,
+    blocked_local_attention,
+    peak_memory,
+    sliding_window_mask,
 )
 from .embeddings import (
     EncoderEmbeddings,
@@ -94,6 +103,7 @@ from .training import (
     train,
 )
 from .utils import count_parameters, default_device, set_seed
+from .vit import PatchEmbedding, VisionEncoder, load_digits_split
 from .viz import Table, plot_heatmap, plot_training_history
 
 __all__ = [
@@ -101,6 +111,7 @@ __all__ = [
     "attention",
     "contrastive",
     "data",
+    "efficient",
     "embeddings",
     "encoder",
     "heads",
@@ -112,6 +123,7 @@ __all__ = [
     "toy",
     "training",
     "utils",
+    "vit",
     "viz",
     "scaled_dot_product_attention",
     "MultiHeadAttention",
@@ -142,6 +154,11 @@ __all__ = [
     "data_loader",
     "STSPairs",
     "load_sts_benchmark",
+    "peak_memory",
+    "sliding_window_mask",
+    "blocked_local_attention",
+    "LocalSelfAttention",
+    "LinformerSelfAttention",
     "EncoderEmbeddings",
     "sinusoidal_positional_encoding",
     "SinusoidalPositionalEncoding",
@@ -182,6 +199,9 @@ __all__ = [
     "default_device",
     "set_seed",
     "count_parameters",
+    "load_digits_split",
+    "PatchEmbedding",
+    "VisionEncoder",
     "plot_heatmap",
     "Table",
     "plot_training_history",

@@ -211,3 +211,45 @@ def test_train_speed_prints_a_full_table(train_speed, capsys, monkeypatch):
     assert all(float(cells[13]) < 1e-4 for cells in speed)  # losses agree
     assert out.count("losses agree") == 2 and "DIFFER" not in out
     assert "encoder fwd" in out and "optimizer" in out  # where the time goes
+
+
+@pytest.fixture(scope="module")
+def attention_speed():
+    return load_script("attention_speed")
+
+
+@pytest.mark.filterwarnings("ignore:flex_attention called without torch.compile")
+@pytest.mark.parametrize("padded", [False, True])
+def test_attention_speed_implementations_agree(attention_speed, padded):
+    ours, theirs = attention_speed.build(32, 4)
+    impls = attention_speed.implementations(ours, theirs, window=3)
+    assert set(attention_speed.GALLERY) - set(impls) <= {"FlexAttention (eager)"}
+    x = torch.randn(2, 19, 32)  # 19: not a multiple of the window
+    mask = torch.arange(19) < torch.tensor([[19], [11]]) if padded else None
+    gaps = attention_speed.largest_differences(impls, x, mask)
+    assert set(gaps) == set(impls)
+    assert max(gaps.values()) < 1e-5, gaps
+
+
+def test_attention_speed_prints_a_full_table(attention_speed, capsys, monkeypatch):
+    threads = torch.get_num_threads()
+    monkeypatch.setattr(
+        sys, "argv", ["attention_speed.py", "--quick", "--threads", "1"]
+    )
+    try:
+        attention_speed.main()
+    finally:
+        torch.set_num_threads(threads)  # main() sets the thread count of this process
+    out = capsys.readouterr().out
+    rows = [
+        line.split("|") for line in out.splitlines() if line.startswith("|    16 |")
+    ]
+    names = [cells[2].strip() for cells in rows]
+    assert "nn.MultiheadAttention" in names and "local, blocks (chapter 16)" in names
+    reference = next(
+        cells for cells in rows if cells[2].strip() == "nn.MultiheadAttention"
+    )
+    assert float(reference[4]) == 1.0  # the ratio's denominator
+    assert all(float(cells[4]) > 0 and float(cells[5]) >= 0 for cells in rows)
+    assert all(float(cells[6]) < 1e-5 for cells in rows)  # max diff
+    assert "DIFFER" not in out

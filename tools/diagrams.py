@@ -1875,6 +1875,387 @@ def draw_ch12_contrastive() -> Svg:
     return svg
 
 
+# -- chapter 15: the Vision Transformer -----------------------------------------
+
+# The first image of scikit-learn's digits (a 0), grey levels 0 to 16, so the
+# figure shows a real input and how the einops pattern reorders its pixels.
+_DIGIT_ZERO = (
+    (0, 0, 5, 13, 9, 1, 0, 0),
+    (0, 0, 13, 15, 10, 15, 5, 0),
+    (0, 3, 15, 2, 0, 11, 8, 0),
+    (0, 4, 12, 0, 0, 8, 8, 0),
+    (0, 5, 8, 0, 0, 9, 8, 0),
+    (0, 4, 11, 0, 1, 12, 7, 0),
+    (0, 2, 14, 5, 10, 12, 0, 0),
+    (0, 0, 6, 13, 10, 0, 0, 0),
+)
+
+
+def _grey(level: int) -> str:
+    """The fill of a digit pixel: white for 0, near black for 16."""
+    shade = round(255 - level / 16 * 215)
+    return f"#{shade:02X}{shade:02X}{shade:02X}"
+
+
+def draw_ch15_vit() -> Svg:
+    svg = Svg("ch15-vit", 760, 842)
+    svg.text(
+        12,
+        24,
+        "Vision Transformer: patches become tokens for the encoder layers",
+        15,
+        anchor="start",
+        bold=True,
+    )
+    svg.text(
+        12,
+        46,
+        "The chapter’s model: an 8 × 8 digit, 4 × 4 patches, n = 4 patches, "
+        "d = 64, L = 2 layers.",
+        13,
+        anchor="start",
+        color=MUTED,
+    )
+    op_x, op_w = 12, 372
+    cx = op_x + op_w / 2
+    vis_x = 408  # left edge of the pictures on the right
+    p, grid = 4, 2  # patch side, patches per row
+    # The image: 8 × 8 pixels in grey, the 2 × 2 grid of patches drawn over them.
+    cell = 14
+    image = svg.box(
+        op_x + 40,
+        80,
+        op_w - 80,
+        50,
+        ["images (b, c, H, W)", "= (b, 1, 8, 8)"],
+        "data",
+    )
+    gy = 76
+    fills = {
+        (r, c): _grey(v) for r, row in enumerate(_DIGIT_ZERO) for c, v in enumerate(row)
+    }
+    svg.grid(vis_x, gy, 8, 8, cell, "data", fills)
+    for py in range(grid):
+        for px in range(grid):
+            svg.rect(
+                vis_x + px * p * cell,
+                gy + py * p * cell,
+                p * cell,
+                p * cell,
+                stroke=KINDS["attn"][1],
+                stroke_width=2.5,
+            )
+            badge_y = gy - 13 if py == 0 else gy + 8 * cell + 13  # outside the image
+            svg.badge(
+                vis_x + (px + 0.5) * p * cell, badge_y, str(py * grid + px), "attn"
+            )
+    label_x = vis_x + 8 * cell + 16
+    svg.lines(
+        label_x,
+        gy + 22,
+        [
+            "a digit 0, cut into",
+            "2 × 2 patches of",
+            "4 × 4 pixels, numbered",
+            "in reading order",
+        ],
+        13,
+        anchor="start",
+        color=MUTED,
+    )
+    svg.arrow(image.right_at(), (vis_x - 8, image.cy))
+    # Rearrange: one row per patch, its 16 values in (p1 p2 c) order.
+    rearrange_box = svg.box(
+        op_x,
+        196,
+        op_w,
+        84,
+        [
+            "Rearrange(",
+            '"b c (y p1) (x p2) -> b (y x) (p1 p2 c)",',
+            "p1=4, p2=4)",
+        ],
+        "op",
+        size=13,
+        mono=True,
+    )
+    svg.arrow(image.bottom_at(), rearrange_box.top_at())
+    strip_cell = 20
+    strip_y = 320
+    strip_x = op_x + 34
+    patches = [
+        [_DIGIT_ZERO[p * py + p1][p * px + p2] for p1 in range(p) for p2 in range(p)]
+        for py in range(grid)
+        for px in range(grid)
+    ]
+    strip_fills = {
+        (r, c): _grey(patches[r][c]) for r in range(grid * grid) for c in range(p * p)
+    }
+    svg.grid(strip_x, strip_y, grid * grid, p * p, strip_cell, "data", strip_fills)
+    for r in range(grid * grid):  # each row is one patch, outlined as in the image
+        svg.rect(
+            strip_x,
+            strip_y + r * strip_cell,
+            p * p * strip_cell,
+            strip_cell,
+            stroke=KINDS["attn"][1],
+            stroke_width=2.5,
+        )
+        svg.badge(strip_x - 16, strip_y + (r + 0.5) * strip_cell, str(r), "attn")
+    for c in range(0, p * p, p):  # where each pixel row of a patch starts
+        svg.text(
+            strip_x + (c + 0.5) * strip_cell,
+            strip_y - 8,
+            f"p1={c // p}",
+            13,
+            color=MUTED,
+        )
+    svg.arrow(rearrange_box.bottom_at(), (cx, strip_y - 26))
+    strip_right = strip_x + p * p * strip_cell
+    svg.lines(
+        strip_right + 16,
+        strip_y + 14,
+        [
+            "(b, n, p·p·c) = (b, 4, 16):",
+            "one row per patch, each",
+            "its 4 pixel rows p1 in turn",
+        ],
+        13,
+        anchor="start",
+        color=MUTED,
+    )
+    strip_bottom = strip_y + grid * grid * strip_cell
+    projection = svg.box(
+        op_x,
+        432,
+        op_w,
+        50,
+        ["projection: nn.Linear(p·p·c, d)", "the same map for every patch"],
+        "op",
+        mono=[True, False],
+    )
+    svg.arrow((cx, strip_bottom + 4), projection.top_at())
+    svg.text(
+        projection.right + 24,
+        projection.cy + 5,
+        "patch vectors (b, 4, d)",
+        13,
+        anchor="start",
+        color=MUTED,
+    )
+    # [CLS] in front, positions added.
+    tokens = svg.box(
+        op_x,
+        516,
+        op_w,
+        50,
+        ["[CLS] in front (cls_token, learned),", "+ position_embeddings (5, d)"],
+        "grey",
+    )
+    svg.arrow(projection.bottom_at(), tokens.top_at())
+    svg.text(
+        tokens.right + 24,
+        tokens.cy + 5,
+        "tokens (b, n + 1, d) = (b, 5, d)",
+        13,
+        anchor="start",
+        color=MUTED,
+    )
+    layers = svg.box(
+        op_x,
+        600,
+        op_w,
+        50,
+        [
+            "EncoderLayer × L (chapter 7), pre-norm",
+            "no mask: all 5 tokens attend to all",
+        ],
+        "attn",
+    )
+    svg.arrow(tokens.bottom_at(), layers.top_at())
+    svg.arrow(layers.right_at(), (layers.right + 20, layers.cy), dash="3 3")
+    svg.text(
+        layers.right + 26,
+        layers.cy + 5,
+        "return_weights=True: L maps (b, h, 5, 5)",
+        13,
+        anchor="start",
+        color=MUTED,
+    )
+    norm = svg.box(op_x, 684, op_w, 38, "final_norm: LayerNorm", "norm", dash="5 3")
+    svg.arrow(layers.bottom_at(), norm.top_at())
+    head = svg.box(
+        op_x,
+        756,
+        op_w,
+        50,
+        ["position 0, the [CLS] vector (b, d)", "→ head: dropout, nn.Linear(d, 10)"],
+        "op",
+    )
+    svg.arrow(norm.bottom_at(), head.top_at())
+    logits = svg.box(head.right + 24, 762, 200, 38, "logits (b, 10)", "data")
+    svg.arrow(head.right_at(), logits.left_at())
+    svg.text(
+        12,
+        830,
+        "Only the patch embedding, [CLS] and the positions are new; the layers "
+        "are the text encoder’s.",
+        13,
+        anchor="start",
+        color=MUTED,
+    )
+    return svg
+
+
+KEPT = "#8DB8DE"  # a score that is computed and kept (mid blue, attention's hue)
+HIDDEN = KINDS["mask"][0]  # computed, then set to -inf by the mask
+PADDING = KINDS["pad"][0]  # a padded key, hidden too
+
+
+def draw_ch16_efficient() -> Svg:
+    svg = Svg("ch16-efficient", 760, 620)
+    svg.text(
+        12,
+        24,
+        "Four ways to attend: which scores exist, and which count",
+        15,
+        anchor="start",
+        bold=True,
+    )
+    svg.text(
+        12,
+        46,
+        "One head, n = 12 tokens; rows are queries, columns are keys; "
+        "window w = 3, k = 4 mixtures.",
+        13,
+        anchor="start",
+        color=MUTED,
+    )
+    n, w, k, cell = 12, 3, 4, 15
+    left_x, right_x = 24, 400
+    top_row, bottom_row = 92, 350
+
+    def caption(x: float, y: float, lines: list[str]) -> None:
+        svg.lines(x, y, lines, 13, gap=4, anchor="start", color=MUTED)
+
+    # 1. Full attention: every score computed and kept.
+    svg.text(left_x, top_row - 14, "Full attention", 14, anchor="start", bold=True)
+    svg.grid(
+        left_x,
+        top_row,
+        n,
+        n,
+        cell,
+        "data",
+        {(i, j): KEPT for i in range(n) for j in range(n)},
+    )
+    caption(
+        left_x + n * cell + 14,
+        top_row + 16,
+        ["n × n scores,", "all kept:", "memory grows", "like n²"],
+    )
+
+    # 2. The window as a mask: n × n scores, most of them hidden.
+    svg.text(right_x, top_row - 14, "Window as a mask", 14, anchor="start", bold=True)
+    svg.grid(
+        right_x,
+        top_row,
+        n,
+        n,
+        cell,
+        "data",
+        {
+            (i, j): KEPT if abs(i - j) <= w else HIDDEN
+            for i in range(n)
+            for j in range(n)
+        },
+    )
+    caption(
+        right_x + n * cell + 14,
+        top_row + 16,
+        [
+            "still n × n:",
+            "the band |i − j| ≤ w",
+            "is kept, the rest",
+            "set to −∞",
+            "after computing",
+        ],
+    )
+
+    # 3. The window in blocks: blocks of w queries against 3w keys.
+    svg.text(left_x, bottom_row - 14, "Window in blocks", 14, anchor="start", bold=True)
+    small = 11
+    y = bottom_row
+    for c in range(n // w):
+        fills = {}
+        for i in range(w):
+            for j in range(3 * w):
+                key = (c - 1) * w + j  # the key's position in the sequence
+                query = c * w + i
+                if not 0 <= key < n:
+                    fills[i, j] = PADDING
+                elif abs(query - key) <= w:
+                    fills[i, j] = KEPT
+                else:
+                    fills[i, j] = HIDDEN
+        svg.grid(left_x, y, w, 3 * w, small, "data", fills)
+        svg.text(
+            left_x + 3 * w * small + 8,
+            y + 2 * small + 1,
+            f"block {c}: queries {c * w}–{c * w + w - 1}",
+            13,
+            anchor="start",
+            color=MUTED,
+        )
+        y += w * small + 8
+    caption(
+        left_x, y + 14, ["w queries × 3w keys per block:", "memory grows like n · w"]
+    )
+
+    # 4. Linformer: n queries against k mixtures of the keys.
+    svg.text(right_x, bottom_row - 14, "Linformer", 14, anchor="start", bold=True)
+    svg.grid(
+        right_x,
+        bottom_row,
+        n,
+        k,
+        cell,
+        "data",
+        {(i, j): KEPT for i in range(n) for j in range(k)},
+    )
+    mix_x = right_x + k * cell + 28
+    svg.box(
+        mix_x,
+        bottom_row,
+        200,
+        58,
+        ["E K, F V: (k, d)", "k learned mixtures"],
+        "op",
+        size=13,
+    )
+    svg.box(mix_x, bottom_row + 84, 200, 40, ["E, F: (k, n) learned"], "attn", size=13)
+    svg.arrow((mix_x + 100, bottom_row + 84), (mix_x + 100, bottom_row + 60))
+    svg.arrow((mix_x, bottom_row + 29), (right_x + k * cell + 4, bottom_row + 29))
+    caption(
+        mix_x,
+        bottom_row + 150,
+        ["n × k scores:", "memory grows like n · k;", "no mask per query"],
+    )
+
+    # Legend.
+    legend_y = 585
+    x = 24
+    for fill, label in [
+        (KEPT, "score computed and kept"),
+        (HIDDEN, "computed, then −∞"),
+        (PADDING, "padding, −∞"),
+    ]:
+        svg.rect(x, legend_y - 12, 16, 16, fill, KINDS["data"][1], stroke_width=1)
+        width = svg.text(x + 24, legend_y + 1, label, 13, anchor="start", color=INK)
+        x += 24 + width + 28
+    return svg
+
+
 # -- the manifest --------------------------------------------------------------
 
 
@@ -2097,6 +2478,52 @@ FIGURES = [
             "the diagonal, the rest of the batch as negatives."
         ),
         draw=draw_ch12_contrastive,
+    ),
+    Figure(
+        file="ch15_vit.svg",
+        chapter="15_vision_transformer.ipynb",
+        after="From there on it is the text encoder",
+        alt=(
+            "A top-to-bottom flow of the chapter's Vision Transformer. An 8-by-8 "
+            "image of a handwritten 0, drawn in grey levels, is cut into a 2-by-2 "
+            "grid of patches of 4 by 4 pixels, numbered 0 to 3 in reading order. "
+            "The einops pattern b c (y p1) (x p2) -> b (y x) (p1 p2 c) lists them "
+            "as 4 rows of 16 pixel values, each row one patch read pixel row by "
+            "pixel row. A linear map turns each row into a vector of width d; a "
+            "learned CLS vector goes in front and a learned table of 5 position "
+            "vectors is added, giving 5 tokens. L pre-norm encoder layers, the "
+            "text encoder's, without a mask, then a final LayerNorm, and a linear "
+            "head on the CLS vector gives 10 logits."
+        ),
+        caption=(
+            "The Vision Transformer: patches as tokens, a class token and learned "
+            "positions in front of the text encoder's layers."
+        ),
+        draw=draw_ch15_vit,
+    ),
+    Figure(
+        file="ch16_efficient.svg",
+        chapter="16_efficient_attention.ipynb",
+        after="### Four ways to attend",
+        alt=(
+            "Four panels for one head on 12 tokens, rows for queries and columns for "
+            "keys. Full attention: a 12-by-12 grid of scores, all computed and kept, "
+            "so memory grows like n squared. Window as a mask: the same 12-by-12 grid, "
+            "with only the band of keys at most w = 3 positions away kept and every "
+            "other score computed and then set to minus infinity, so it is still n "
+            "squared. Window in blocks: four blocks of 3 queries, each against 9 keys, "
+            "its own key block and the two next to it, with scores outside the band "
+            "and padding beyond the sequence's ends set to minus infinity, so memory "
+            "grows like n times w. Linformer: a 12-by-4 grid, every query against k = "
+            "4 learned mixtures of the keys and values made by the matrices E and F of "
+            "shape k by n, so memory grows like n times k and no mask per query is "
+            "possible."
+        ),
+        caption=(
+            "Full attention, a window as a mask, the same window in blocks, and "
+            "Linformer: which scores are computed, and which count."
+        ),
+        draw=draw_ch16_efficient,
     ),
 ]
 
