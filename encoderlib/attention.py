@@ -378,6 +378,22 @@ class MultiHeadAttention(torch.nn.Module):
             )
         return new_q, new_k
 
+    def heads(self, x: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+        """Queries, keys and values of every head, (b, h, n, d_head) each.
+
+        x (b, n, d_model) goes through `q_proj`, `k_proj` and `v_proj`, is split
+        into heads, and the queries and keys pass `transform_qk`: what the scores
+        are computed from. `forward` uses it, and so can another attention
+        pattern built on this module's weights (chapter 16). x is not checked
+        here; `forward` checks it first.
+        """
+        q, k, v = (
+            rearrange(projection(x), "b n (h d) -> b h n d", h=self.n_heads)
+            for projection in (self.q_proj, self.k_proj, self.v_proj)
+        )
+        q, k = self.transform_qk(q, k)
+        return q, k, v
+
     def forward(
         self,
         x: Tensor,
@@ -396,11 +412,7 @@ class MultiHeadAttention(torch.nn.Module):
         mask = _multi_head_mask(mask, b, self.n_heads, n)
         mask = None if mask is None else mask.to(x.device)
         score_bias = _multi_head_bias(score_bias, x, self.n_heads)
-        q, k, v = (
-            rearrange(projection(x), "b n (h d) -> b h n d", h=self.n_heads)
-            for projection in (self.q_proj, self.k_proj, self.v_proj)
-        )
-        q, k = self.transform_qk(q, k)
+        q, k, v = self.heads(x)
         dropout_p = self.dropout if self.training else 0.0
         if return_weights:
             context, weights = scaled_dot_product_attention(

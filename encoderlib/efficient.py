@@ -265,16 +265,6 @@ def blocked_local_attention(
     return rearrange(out, "b h c i d -> b h (c i) d")[:, :, :n]
 
 
-def _heads(attention: MultiHeadAttention, x: Tensor) -> tuple[Tensor, Tensor, Tensor]:
-    # The module's own projections and q/k hook: q, k, v of shape (b, h, n, d_head).
-    q, k, v = (
-        rearrange(projection(x), "b n (h d) -> b h n d", h=attention.n_heads)
-        for projection in (attention.q_proj, attention.k_proj, attention.v_proj)
-    )
-    q, k = attention.transform_qk(q, k)
-    return q, k, v
-
-
 def _check_attention_module(attention: object) -> None:
     if not isinstance(attention, MultiHeadAttention):
         raise TypeError(
@@ -325,7 +315,7 @@ class LocalSelfAttention(nn.Module):
         attention = self.attention
         _check_tokens(x, attention.d_model, attention.q_proj.weight.dtype)
         _check_key_padding(mask, x.shape[0], x.shape[1])
-        q, k, v = _heads(attention, x)
+        q, k, v = attention.heads(x)
         dropout_p = attention.dropout if self.training else 0.0
         context = blocked_local_attention(q, k, v, self.window, mask, dropout_p)
         return attention.out_proj(rearrange(context, "b h n d -> b n (h d)"))
@@ -395,7 +385,7 @@ class LinformerSelfAttention(nn.Module):
                 f"{self.max_len} columns), got x with n={n}"
             )
         _check_key_padding(mask, b, n)
-        q, k, v = _heads(attention, x)
+        q, k, v = attention.heads(x)
         if mask is not None:  # padded keys and values must not join the mixtures
             padded = ~rearrange(mask.to(x.device), "b j -> b 1 j 1")
             k, v = k.masked_fill(padded, 0.0), v.masked_fill(padded, 0.0)
