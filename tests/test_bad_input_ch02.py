@@ -491,6 +491,30 @@ BAD_EMBEDDING_INPUT = {
         "expected position vectors in the token embeddings' dtype torch.float32, "
         "got torch.float64",
     ),
+    "absolute_positions as int": (
+        lambda: EncoderEmbeddings(50, 8, absolute_positions=0),
+        TypeError,
+        "expected absolute_positions as a bool, got 0",
+    ),
+    "norm_bias as str": (
+        lambda: EncoderEmbeddings(50, 8, norm_bias="no"),
+        TypeError,
+        "expected norm_bias as a bool, got 'no'",
+    ),
+    "a position module and absolute_positions=False": (
+        lambda: EncoderEmbeddings(
+            50, 8, position_embeddings=nn.Embedding(16, 8), absolute_positions=False
+        ),
+        ValueError,
+        "got position_embeddings with absolute_positions=False",
+    ),
+    "position_ids for a layer without positions": (
+        lambda: EncoderEmbeddings(50, 8, absolute_positions=False)(
+            torch.tensor([[1, 2]]), position_ids=torch.tensor([[0, 1]])
+        ),
+        ValueError,
+        r"got position_ids, but this layer adds no positions",
+    ),
 }
 
 

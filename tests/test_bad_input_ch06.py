@@ -225,6 +225,16 @@ CASES = {
         TypeError,
         "expected trainable_only as a bool, got str",
     ),
+    "LayerNorm bias as int": (
+        lambda: LayerNorm(8, bias=1),
+        TypeError,
+        r"bias as a bool, got int",
+    ),
+    "FeedForward bias as str": (
+        lambda: FeedForward(8, 16, bias="no"),
+        TypeError,
+        r"bias as a bool, got str",
+    ),
 }
 
 

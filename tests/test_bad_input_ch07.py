@@ -91,6 +91,16 @@ CONSTRUCTOR = {
         TypeError,
         r"norm_first as a bool, got int 1",
     ),
+    "bias as str": (
+        lambda: EncoderLayer(8, 2, 16, bias="yes"),
+        TypeError,
+        r"bias as a bool",
+    ),
+    "qk_transform not a module": (
+        lambda: EncoderLayer(8, 2, 16, qk_transform=lambda q, k: (q, k)),
+        TypeError,
+        r"qk_transform as an nn.Module or None, got function",
+    ),
 }
 
 FORWARD = {

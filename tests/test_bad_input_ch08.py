@@ -83,7 +83,8 @@ CONFIG = {
     "unknown positions": (
         lambda: config(positional="rotary"),
         ValueError,
-        r"positional in \('learned', 'sinusoidal'\), got 'rotary'",
+        r"positional in \('learned', 'sinusoidal', 'none', 't5', 'alibi', 'rope'\), "
+        r"got 'rotary'",
     ),
     "odd width, sinusoidal": (
         lambda: config(d_model=15, n_heads=3, positional="sinusoidal"),
@@ -114,6 +115,87 @@ CONFIG = {
         lambda: EncoderConfig.minilm_l6(heads=3),
         TypeError,
         r"got unknown 'heads'",
+    ),
+    "rope_theta as str": (
+        lambda: config(rope_theta="1e4"),
+        TypeError,
+        r"rope_theta as a float, got '1e4'",
+    ),
+    "rope_theta 1": (
+        lambda: config(rope_theta=1.0),
+        ValueError,
+        r"rope_theta > 1 and finite, got 1.0",
+    ),
+    "local_rope_theta inf": (
+        lambda: config(local_rope_theta=float("inf")),
+        ValueError,
+        r"local_rope_theta > 1 and finite, got inf",
+    ),
+    "window negative": (
+        lambda: config(window=-1),
+        ValueError,
+        r"window >= 0, got -1",
+    ),
+    "window as float": (
+        lambda: config(window=4.0),
+        TypeError,
+        r"window as an int, got 4.0",
+    ),
+    "global_every 0": (
+        lambda: config(global_every=0),
+        ValueError,
+        r"global_every >= 1, got 0",
+    ),
+    "t5_buckets odd": (
+        lambda: config(t5_buckets=9),
+        ValueError,
+        r"even t5_buckets and t5_max_distance > t5_buckets // 4, got 9 and 128",
+    ),
+    "t5_max_distance inside the exact range": (
+        lambda: config(t5_buckets=32, t5_max_distance=8),
+        ValueError,
+        r"got 32 and 8",
+    ),
+    "bias as int": (lambda: config(bias=0), TypeError, r"bias as a bool, got 0"),
+    "skip_first_norm as str": (
+        lambda: config(skip_first_norm="yes"),
+        TypeError,
+        r"skip_first_norm as a bool, got 'yes'",
+    ),
+    "skip_first_norm on post-norm": (
+        lambda: config(skip_first_norm=True, norm_first=False),
+        ValueError,
+        r"needs a pre-norm model \(norm_first=True\)",
+    ),
+    "rope with an odd d_head": (
+        lambda: config(d_model=18, n_heads=2, positional="rope"),
+        ValueError,
+        r"even d_head, got 9",
+    ),
+    "layer_is_local(str)": (
+        lambda: config().layer_is_local("1"),
+        TypeError,
+        r"i as an int, got '1'",
+    ),
+    "layer_is_local out of range": (
+        lambda: config(window=2).layer_is_local(2),
+        ValueError,
+        r"i in \[0, n_layers=2\), got 2",
+    ),
+    "pad_token_id as str": (
+        lambda: config(pad_token_id="0"),
+        TypeError,
+        r"pad_token_id as an int or None, got '0'",
+    ),
+    "pad_token_id beyond the vocabulary": (
+        lambda: config(pad_token_id=50),
+        ValueError,
+        r"pad_token_id in \[0, vocab_size=50\), got 50",
+    ),
+    "modernbert_base() with a typo": (
+        lambda: EncoderConfig.modernbert_base(local_window=3),
+        TypeError,
+        r"got unknown 'local_window'",
     ),
 }
 

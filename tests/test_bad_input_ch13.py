@@ -602,6 +602,8 @@ def test_save_pretrained_settings(kwargs, error, message, sentence_encoder, tmp_
         ({"norm_first": True}, r"expected norm_first=False \(BERT is .*\), got True"),
         ({"positional": "sinusoidal"}, r"expected positional='learned' .*, got 'sinus"),
         ({"activation": "swiglu"}, r"expected activation in .*, got 'swiglu'"),
+        ({"window": 4}, r"expected window=None \(every BERT layer .*\), got 4"),
+        ({"bias": False}, r"expected bias=True \(BERT's layers have .*\), got False"),
     ],
 )  # fmt: skip
 def test_save_pretrained_refuses_what_bert_cannot_compute(

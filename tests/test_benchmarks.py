@@ -79,12 +79,57 @@ def test_minilm_speed_times_two_equal_models(minilm_speed):
         assert torch.allclose(ours, theirs.encode(texts, 3, sort=sort), atol=1e-5)
 
 
-def test_minilm_speed_prints_a_full_table(minilm_speed, capsys, monkeypatch):
+def test_minilm_speed_prints_full_tables(minilm_speed, capsys, monkeypatch):
+    threads = torch.get_num_threads()
     monkeypatch.setattr(sys, "argv", ["minilm_speed.py", "--quick"])
-    minilm_speed.main()
-    rows = [line for line in capsys.readouterr().out.splitlines() if "| 8 |" in line]
-    assert [row.split("|")[1].strip() for row in rows] == ["sentences", "paragraphs"]
-    assert all(float(row.split("|")[-2]) < 1e-5 for row in rows)  # max diff
+    try:
+        minilm_speed.main()
+    finally:
+        torch.set_num_threads(threads)  # main() sets the thread count of this process
+    out = capsys.readouterr().out
+    rows = [
+        line.split("|")
+        for line in out.splitlines()
+        if line.startswith(("| sentences |", "| paragraphs |"))
+    ]
+    fp32 = [cells for cells in rows if len(cells) == 15]  # 13 columns
+    int8 = [cells for cells in rows if len(cells) == 11]  # 9 columns
+    flops = [cells for cells in rows if len(cells) == 13]  # 11 columns
+    for table in (fp32, int8, flops):
+        assert [cells[1].strip() for cells in table] == ["sentences", "paragraphs"]
+    assert all(cells[2].strip() == "8" for cells in fp32)
+    assert all(float(cells[-2]) < 1e-5 for cells in fp32)  # fp32 sides agree
+    assert all(float(cells[i]) > 0 for cells in fp32 for i in (6, 8, 10, 12))  # ratios
+    for cells in int8:  # the lowest cosine of int8 vectors with fp32, ours and ORT's
+        assert all(float(c) > 0.95 for c in cells[-2].split("/")), cells
+    assert all(
+        float(cells[3]) > 0 and cells[5].strip().endswith("%") for cells in flops
+    )
+    if (ROOT.parent / "shared/data/stsbenchmark/sts-test.csv").is_file():
+        assert "| encoderlib int8 |" in out and "| ORT int8 |" in out
+    else:
+        assert "STS Benchmark: skipped" in out
+
+
+def test_minilm_speed_counts_the_flops_torch_counts(minilm_speed):
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    from torch.utils.flop_counter import FlopCounterMode
+
+    from encoderlib import Encoder, EncoderConfig
+
+    config = EncoderConfig.minilm_l6(n_layers=2, vocab_size=100)
+    model = Encoder(config).eval()
+    ids = torch.randint(0, 100, (1, 23))  # one sentence: nothing is padding
+    # The MATH backend writes attention as two matrix products, which the counter
+    # sees (the CPU's fused kernel is not counted).
+    with (
+        torch.no_grad(),
+        sdpa_kernel(SDPBackend.MATH),
+        FlopCounterMode(display=False) as counter,
+    ):
+        model(ids)
+    assert minilm_speed.useful_flops(config, [23]) == counter.get_total_flops()
+    assert minilm_speed.matmul_throughput(config, 16, 1) > 0
 
 
 def test_sts_reader_splits_on_tabs_and_keeps_quotes(sts_eval, tmp_path):

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from encoderlib import count_parameters, set_seed
 from encoderlib.encoder import Encoder, EncoderConfig, EncoderLayer, EncoderOutput
+from encoderlib.layers import LayerNorm
 from encoderlib.pretrained import load_bert_weights
 
 with warnings.catch_warnings():
@@ -365,3 +366,87 @@ def test_the_packed_path_calls_the_attention_modules_qk_hook(norm_first):
         padded = model(ids, mask, output_attentions=True).last_hidden_state
     assert (packed - before)[mask].abs().max() > 1e-3  # the hook changed the result
     assert (packed - padded)[mask].abs().max() < 1e-5  # and both paths agree
+
+
+# Chapter 17's options of the stack: bias-free layers, a skipped first norm, local
+# windows in some layers, relative position schemes. (Each scheme's own reference
+# checks live in tests/test_positions.py, the ModernBERT parity in
+# tests/test_modernbert.py.)
+
+
+def test_layer_is_local_follows_modernberts_pattern():
+    config = small_config(n_layers=7, window=2, global_every=3, norm_first=True)
+    pattern = [config.layer_is_local(i) for i in range(7)]
+    assert pattern == [False, True, True, False, True, True, False]
+    no_window = small_config(n_layers=3)
+    assert not any(no_window.layer_is_local(i) for i in range(3))
+
+
+def test_bias_false_leaves_no_bias_anywhere():
+    config = small_config(bias=False, norm_first=True, positional="rope")
+    names = [name for name, _ in Encoder(config).named_parameters()]
+    assert names and not [name for name in names if name.endswith("bias")]
+
+
+def test_skip_first_norm_removes_only_layer_zeros_attention_norm():
+    config = small_config(n_layers=3, norm_first=True, skip_first_norm=True)
+    encoder = Encoder(config)
+    assert isinstance(encoder.layers[0].norm1, torch.nn.Identity)
+    assert all(isinstance(layer.norm1, LayerNorm) for layer in encoder.layers[1:])
+    keys = encoder.state_dict()
+    assert "layers.0.norm1.weight" not in keys and "layers.1.norm1.weight" in keys
+
+
+@pytest.mark.parametrize("positional", ["learned", "none", "t5", "alibi", "rope"])
+def test_local_layers_attend_within_the_window_only(positional):
+    set_seed(0)
+    config = small_config(
+        n_layers=3, window=2, global_every=2, norm_first=True, positional=positional
+    )
+    encoder = Encoder(config).eval()
+    ids = torch.randint(1, 50, (2, 9))
+    with torch.no_grad():
+        maps = encoder(ids, output_attentions=True).attentions
+    i, j = torch.meshgrid(torch.arange(9), torch.arange(9), indexing="ij")
+    outside = (i - j).abs() > 2
+    assert maps[1][..., outside].abs().max() == 0  # layer 1 is local
+    assert maps[0][..., outside].min() > 0  # layers 0 and 2 are global
+    assert maps[2][..., outside].min() > 0
+
+
+@pytest.mark.parametrize("positional", ["t5", "alibi", "rope", "none"])
+@pytest.mark.parametrize("window", [None, 1])
+def test_relative_schemes_keep_packed_equal_to_padded(positional, window):
+    set_seed(1)
+    config = small_config(
+        n_layers=3, norm_first=True, positional=positional, window=window
+    )
+    encoder = Encoder(config).eval()
+    ids = torch.randint(1, 50, (3, 8))
+    mask = torch.ones(3, 8, dtype=torch.bool)
+    mask[1, 5:] = False
+    mask[2, 2:] = False
+    with torch.no_grad():
+        packed = encoder(ids, mask, output_hidden_states=True)
+        padded = encoder(ids, mask, output_attentions=True, output_hidden_states=True)
+        alone = encoder(ids[1:2, :5])
+    for a, b in zip(packed.hidden_states, padded.hidden_states, strict=True):
+        torch.testing.assert_close(a, b, atol=1e-5, rtol=0)
+    torch.testing.assert_close(
+        packed.last_hidden_state[1, :5], alone[0], atol=1e-5, rtol=0
+    )
+
+
+def test_relative_schemes_have_no_absolute_position_table():
+    for positional in ("none", "t5", "alibi", "rope"):
+        encoder = Encoder(small_config(positional=positional))
+        assert encoder.embeddings.position_embeddings is None
+    assert Encoder(small_config(positional="t5")).position_bias is not None
+    assert Encoder(small_config(positional="rope")).position_bias is None
+
+
+def test_modernbert_base_preset_has_modernberts_size():
+    # ModernBERT-base has 149 M parameters with its 50,368-token vocabulary and no
+    # masked-LM head (Warner et al., 2024, arXiv:2412.13663, Table 3).
+    encoder = Encoder(EncoderConfig.modernbert_base())
+    assert 148e6 < count_parameters(encoder) < 150e6

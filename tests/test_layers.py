@@ -12,7 +12,7 @@ from torch import nn
 from encoderlib.layers import FeedForward, LayerNorm
 from encoderlib.utils import count_parameters
 
-ACTIVATIONS = ["gelu", "gelu_tanh", "relu", "swiglu"]
+ACTIVATIONS = ["gelu", "gelu_tanh", "relu", "swiglu", "geglu"]
 
 
 def layer_norm_formula(x, weight, bias, eps):
@@ -32,7 +32,8 @@ def gelu_tanh(x):
 
 
 def linear(x, layer):
-    return x @ layer.weight.T + layer.bias
+    out = x @ layer.weight.T
+    return out if layer.bias is None else out + layer.bias
 
 
 def manual_feed_forward(ffn, x):
@@ -44,9 +45,11 @@ def manual_feed_forward(ffn, x):
         hidden = gelu_tanh(hidden)
     elif ffn.activation == "relu":
         hidden = hidden.clamp(min=0)
-    else:
+    elif ffn.activation == "swiglu":
         gate = linear(x, ffn.gate)
         hidden = gate * torch.sigmoid(gate) * hidden
+    else:  # geglu: the gate through the exact GELU, as ModernBERT computes it
+        hidden = gelu_erf(linear(x, ffn.gate)) * hidden
     return linear(hidden, ffn.fc2)
 
 
@@ -343,3 +346,26 @@ def test_layer_norm_default_eps_is_pytorchs_and_the_docstring_explains_bert_s():
     assert nn.TransformerEncoderLayer(8, 2).norm1.eps == 1e-5
     doc = " ".join(LayerNorm.__doc__.split())
     assert "defaults to 1e-5" in doc and "1e-12" in doc and "layer_norm_eps" in doc
+
+
+@pytest.mark.parametrize("activation", ACTIVATIONS)
+def test_feed_forward_without_biases(activation):
+    torch.manual_seed(2)
+    ffn = FeedForward(16, 32, activation=activation, bias=False)
+    assert [name for name, _ in ffn.named_parameters() if "bias" in name] == []
+    x = torch.randn(3, 16)
+    with torch.no_grad():
+        torch.testing.assert_close(
+            ffn(x), manual_feed_forward(ffn, x), atol=1e-5, rtol=0
+        )
+
+
+def test_layer_norm_without_bias_equals_torchs():
+    torch.manual_seed(3)
+    ours, theirs = LayerNorm(12, bias=False), nn.LayerNorm(12, bias=False)
+    with torch.no_grad():
+        ours.weight.normal_()
+        theirs.weight.copy_(ours.weight)
+    x = torch.randn(4, 12)
+    assert ours.bias is None and list(ours.state_dict()) == list(theirs.state_dict())
+    torch.testing.assert_close(ours(x), theirs(x), atol=1e-6, rtol=0)

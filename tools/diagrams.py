@@ -2256,6 +2256,249 @@ def draw_ch16_efficient() -> Svg:
     return svg
 
 
+# -- chapter 17: where relative positions enter ---------------------------------
+
+
+def draw_ch17_positions() -> Svg:
+    svg = Svg("ch17-positions", 760, 564)
+    svg.text(
+        12, 24, "Where each scheme puts the position", 15, anchor="start", bold=True
+    )
+    svg.text(
+        12,
+        46,
+        "One head; token i is the query, token j the key; e = d / h features per head.",
+        13,
+        anchor="start",
+        color=MUTED,
+    )
+    col = [12, 262, 512]
+    top = 74
+
+    def caption(x: float, y: float, lines: list[str]) -> None:
+        svg.lines(x, y, lines, 13, gap=4, anchor="start", color=MUTED)
+
+    # 1. Absolute: a vector per position, added to the token vector.
+    x = col[0]
+    svg.text(x, top, "1. Added to the tokens", 14, anchor="start", bold=True)
+    svg.box(x, top + 14, 104, 36, "token_i", "data", mono=True)
+    svg.box(x + 132, top + 14, 104, 36, "pos_i", "yellow", mono=True)
+    svg.plus(x + 118, top + 90)
+    svg.arrow((x + 52, top + 50), (x + 52, top + 90), (x + 105, top + 90))
+    svg.arrow((x + 184, top + 50), (x + 184, top + 90), (x + 131, top + 90))
+    svg.arrow((x + 118, top + 101), (x + 118, top + 124))
+    svg.box(x + 48, top + 126, 140, 36, "W_Q, W_K", "attn", mono=True)
+    svg.arrow((x + 118, top + 162), (x + 118, top + 184))
+    svg.box(x + 28, top + 186, 180, 36, "q_i · k_j / √e", "attn")
+    caption(
+        x,
+        top + 244,
+        [
+            "learned table (BERT) or",
+            "sinusoids (chapter 3): the",
+            "score mixes what and where;",
+            "rows past the table's end",
+            "were never trained",
+        ],
+    )
+
+    # 2. A bias on the scores: one number per head and offset.
+    x = col[1]
+    svg.text(x, top, "2. Added to the scores", 14, anchor="start", bold=True)
+    svg.box(x + 28, top + 14, 180, 36, "q_i · k_j / √e", "attn")
+    svg.arrow((x + 118, top + 50), (x + 118, top + 72))
+    svg.plus(x + 118, top + 84)
+    # a 4 × 4 Toeplitz grid of offsets j - i, beside the addition
+    cell = 22
+    gx, gy = x + 152, top + 62
+    texts = {(i, j): str(j - i) for i in range(4) for j in range(4)}
+    svg.grid(gx, gy, 4, 4, cell, "yellow", texts=texts, size=13)
+    svg.text(gx + 2 * cell, gy + 4 * cell + 16, "B(j − i)", 13, mono=True)
+    svg.arrow((gx, gy + 1 * cell), (x + 130, top + 84))
+    svg.arrow((x + 118, top + 95), (x + 118, top + 186))
+    svg.box(x + 58, top + 188, 120, 34, "softmax", "attn")
+    caption(
+        x,
+        top + 244,
+        [
+            "T5: a learned number per",
+            "head and bucket of j − i;",
+            "ALiBi: −m_h · |j − i|, fixed",
+            "slopes, nothing learned",
+        ],
+    )
+
+    # 3. RoPE: rotate queries and keys.
+    x = col[2]
+    svg.text(x, top, "3. Rotating q and k", 14, anchor="start", bold=True)
+    svg.box(x + 4, top + 14, 100, 36, "q_i", "attn", mono=True)
+    svg.box(x + 132, top + 14, 100, 36, "k_j", "attn", mono=True)
+    svg.arrow((x + 54, top + 50), (x + 54, top + 80))
+    svg.arrow((x + 182, top + 50), (x + 182, top + 80))
+    svg.box(x + 4, top + 82, 100, 36, "R(i·θ)", "yellow", mono=True)
+    svg.box(x + 132, top + 82, 100, 36, "R(j·θ)", "yellow", mono=True)
+    svg.arrow((x + 54, top + 118), (x + 54, top + 150), (x + 100, top + 150))
+    svg.arrow((x + 182, top + 118), (x + 182, top + 150), (x + 136, top + 150))
+    svg.box(x + 100, top + 134, 36, 32, "·", "attn")
+    svg.arrow((x + 118, top + 166), (x + 118, top + 186))
+    svg.box(x + 8, top + 188, 220, 34, "q · R((j − i)·θ) · k", "attn", mono=True)
+    caption(
+        x,
+        top + 244,
+        [
+            "pairs of features turn by",
+            "position × θ_m: the dot",
+            "product sees j − i only;",
+            "pairs (m two) or (two m)",
+        ],
+    )
+
+    # The ModernBERT stack: RoPE everywhere, two kinds of layer.
+    y = 424
+    svg.text(
+        12,
+        y,
+        "ModernBERT: RoPE in every layer, global every third layer, local in between",
+        14,
+        anchor="start",
+        bold=True,
+    )
+    kinds = ["G", "L", "L", "G", "L", "L", "G"]
+    for i, kind in enumerate(kinds):
+        bx = 12 + i * 62
+        svg.box(
+            bx,
+            y + 16,
+            54,
+            40,
+            [kind, str(i)],
+            "attn" if kind == "G" else "op",
+            size=13,
+        )
+    svg.text(12 + 7 * 62 + 4, y + 42, "…", 14, anchor="start")
+    caption(
+        470,
+        y + 24,
+        [
+            "G: global, every token, RoPE",
+            "base 160,000",
+            "L: local, |i − j| ≤ 64 (a −∞",
+            "bias outside), base 10,000",
+        ],
+    )
+    caption(
+        12,
+        y + 104,
+        [
+            "Each layer: pre-norm, attention without biases, GeGLU feed-forward; "
+            "layer 0 skips its",
+            "first LayerNorm (the embeddings end with one); a final LayerNorm; "
+            "padding removed.",
+        ],
+    )
+    return svg
+
+
+# -- chapter 18: data-parallel training and serving -----------------------------
+
+
+def draw_ch18_scaling() -> Svg:
+    svg = Svg("ch18-scaling", 760, 450)
+    svg.text(
+        12,
+        24,
+        "Training on two processes, serving from one file",
+        15,
+        anchor="start",
+        bold=True,
+    )
+
+    # Left: DDP with two ranks.
+    svg.text(
+        14, 58, "Data-parallel training (DDP, 2 ranks)", 14, anchor="start", bold=True
+    )
+    batch = svg.box(
+        14, 72, 336, 40, ["one global batch of B examples"], "data", size=13
+    )
+    ranks = []
+    for r, x in enumerate((14, 190)):
+        half = svg.box(x, 140, 160, 40, [f"rank {r}: B/2 examples"], "data", size=13)
+        svg.arrow(batch.bottom_at(half.cx), half.top_at())
+        model = svg.box(
+            x, 204, 160, 52, [f"model copy {r}", "forward, backward"], "attn", size=13
+        )
+        svg.arrow(half.bottom_at(), model.top_at())
+        ranks.append(model)
+    reduce = svg.box(
+        14, 282, 336, 44, ["all-reduce: average the gradients"], "op", size=13
+    )
+    for model in ranks:
+        svg.arrow(model.bottom_at(), reduce.top_at(model.cx))
+    step = svg.box(
+        14, 352, 336, 44, ["the same AdamW step on both copies"], "norm", size=13
+    )
+    svg.arrow(reduce.bottom_at(), step.top_at())
+    svg.lines(
+        14,
+        420,
+        [
+            "Same weights as one process on the whole batch,",
+            "up to the order of float sums (gloo on CPU, NCCL on GPUs).",
+        ],
+        13,
+        gap=4,
+        anchor="start",
+        color=MUTED,
+    )
+
+    # Right: export, run, quantize.
+    x = 400
+    svg.text(x, 58, "Serving with ONNX Runtime", 14, anchor="start", bold=True)
+    ours = svg.box(
+        x, 72, 340, 40, ["encoderlib MiniLM (PyTorch, fp32)"], "attn", size=13
+    )
+    onnx = svg.box(
+        x, 140, 340, 40, ["model.onnx: the graph and its weights"], "data", size=13
+    )
+    svg.arrow(ours.bottom_at(), onnx.top_at())
+    svg.text(
+        x + 178, 131, "torch.onnx.export", 13, anchor="start", mono=True, color=MUTED
+    )
+    fp32 = svg.box(x, 230, 160, 52, ["ONNX Runtime", "fp32"], "op", size=13)
+    int8 = svg.box(
+        x + 180, 230, 160, 52, ["ONNX Runtime", "int8 weights"], "ffn", size=13
+    )
+    svg.arrow(onnx.bottom_at(fp32.cx), fp32.top_at())
+    svg.arrow(onnx.bottom_at(int8.cx), int8.top_at())
+    svg.lines(
+        int8.cx + 8,
+        198,
+        ["quantize", "(dynamic)"],
+        13,
+        gap=2,
+        anchor="start",
+        color=MUTED,
+    )
+    out = svg.box(
+        x, 320, 340, 44, ["sentence vectors: compared with PyTorch's"], "norm", size=13
+    )
+    svg.arrow(fp32.bottom_at(), out.top_at(fp32.cx))
+    svg.arrow(int8.bottom_at(), out.top_at(int8.cx))
+    svg.lines(
+        x,
+        390,
+        [
+            "fp32: equal to PyTorch within 1e-5;",
+            "int8: measured for speed and STS-B score.",
+        ],
+        13,
+        gap=4,
+        anchor="start",
+        color=MUTED,
+    )
+    return svg
+
+
 # -- the manifest --------------------------------------------------------------
 
 
@@ -2524,6 +2767,58 @@ FIGURES = [
             "Linformer: which scores are computed, and which count."
         ),
         draw=draw_ch16_efficient,
+    ),
+    Figure(
+        file="ch17_positions.svg",
+        chapter="17_relative_positions_and_the_modern_encoder.ipynb",
+        after="There are three places to bring position in",
+        alt=(
+            "Three panels show where a position scheme acts in one attention head, "
+            "for query token i and key token j. First, added to the tokens: a "
+            "position vector pos_i is added to token_i before W_Q and W_K, so the "
+            "score q_i dot k_j over root e mixes content and position, as in BERT's"
+            " learned table or chapter 3's sinusoids. Second, added to the scores: "
+            "after q_i dot k_j over root e, a bias B(j minus i) is added, drawn as "
+            "a 4 by 4 grid whose entries are the offsets j minus i, constant along "
+            "each diagonal, then the softmax; T5 learns one number per head and "
+            "bucket of offsets, ALiBi uses minus a fixed slope times the distance. "
+            "Third, rotating q and k: q_i is rotated by R of i theta and k_j by R "
+            "of j theta, and their dot product equals q times R of (j minus i) "
+            "theta times k, so it sees the offset only. Below, the ModernBERT "
+            "stack: layers 0, 3, 6 and so on are global, with RoPE base 160,000; "
+            "the layers between are local, attending within 64 positions on each "
+            "side with RoPE base 10,000; every layer is pre-norm, bias-free, with a"
+            " GeGLU feed-forward."
+        ),
+        caption=(
+            "Three places for position: the token vectors, the scores, or a rotation "
+            "of queries and keys; and ModernBERT's global and local layers."
+        ),
+        draw=draw_ch17_positions,
+    ),
+    Figure(
+        file="ch18_scaling.svg",
+        chapter="18_scaling_up.ipynb",
+        after="# 18. Scaling up: training and serving",
+        alt=(
+            "Two panels. Left, data-parallel training with DDP on 2 ranks: one "
+            "global batch of B examples is split into two halves of B/2; rank 0 "
+            "and rank 1 each hold a copy of the model and run forward and backward "
+            "on their half; an all-reduce averages the two gradients; both copies "
+            "take the same AdamW step, so they give the weights of one process "
+            "trained on the whole batch, up to the order of float sums. Right, "
+            "serving: encoderlib's MiniLM in PyTorch is exported with "
+            "torch.onnx.export to model.onnx, a file holding the graph and its "
+            "weights; ONNX Runtime runs it in fp32, and a dynamically quantized copy "
+            "with int8 weights; both give sentence vectors, compared with "
+            "PyTorch's: fp32 within 1e-5, int8 measured for speed and STS-B score."
+        ),
+        caption=(
+            "Data-parallel training averages the gradients of two processes; "
+            "serving exports the encoder once and runs it in ONNX Runtime, in fp32 "
+            "or with int8 weights."
+        ),
+        draw=draw_ch18_scaling,
     ),
 ]
 
