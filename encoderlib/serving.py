@@ -17,7 +17,7 @@ __all__ = [
 import copy
 import logging
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import torch
@@ -27,7 +27,7 @@ from torch import Tensor, nn
 
 from encoderlib.encoder import Encoder
 from encoderlib.pooling import mean_pool
-from encoderlib.pretrained import SentenceEncoder
+from encoderlib.pretrained import SentenceEncoder, _check_encode_arguments
 from encoderlib.tokenization import WordPieceTokenizer, _pad_batch
 
 
@@ -179,37 +179,6 @@ def export_onnx(
     return path
 
 
-def _check_sentences(sentences: object, batch_size: object, normalize: object) -> list:
-    # The argument checks of SentenceEncoder.encode, for another runtime's encode.
-    if isinstance(sentences, str):
-        raise TypeError(
-            "expected a list of str, got a single str; wrap it: encode([text])"
-        )
-    if isinstance(sentences, (set, frozenset, Mapping)):
-        raise TypeError(
-            "expected an ordered list of str, got a "
-            f"{type(sentences).__name__}: row i must belong to sentences[i]"
-        )
-    if not isinstance(normalize, bool):
-        raise TypeError(f"expected normalize as a bool, got {normalize!r}")
-    if isinstance(batch_size, bool) or not isinstance(batch_size, int):
-        raise TypeError(f"expected batch_size as an int, got {batch_size!r}")
-    if batch_size < 1:
-        raise ValueError(f"expected batch_size >= 1, got {batch_size}")
-    try:
-        sentences = list(sentences)
-    except TypeError:
-        raise TypeError(
-            f"expected a list of str, got {type(sentences).__name__}"
-        ) from None
-    for i, text in enumerate(sentences):
-        if not isinstance(text, str):
-            raise TypeError(
-                f"expected a list of str, got {type(text).__name__} at index {i}"
-            )
-    return sentences
-
-
 class OnnxSentenceEncoder:
     """Sentences in, unit vectors out, with the encoder run by ONNX Runtime.
 
@@ -310,7 +279,7 @@ class OnnxSentenceEncoder:
 
         The same contract as `SentenceEncoder.encode`; see the class docstring.
         """
-        sentences = _check_sentences(sentences, batch_size, normalize)
+        sentences = _check_encode_arguments(sentences, batch_size, normalize)
         ids = [self.tokenizer.encode(s, max_length=self.max_length) for s in sentences]
         order = sorted(range(len(ids)), key=lambda i: len(ids[i]), reverse=True)
         out = torch.empty(len(ids), self.dim)
