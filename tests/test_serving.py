@@ -78,12 +78,13 @@ def test_export_keeps_the_modules_modes_and_writes_metadata(minilm, onnx_files):
 @pytest.mark.parametrize(
     "changes",
     [
-        dict(positional="sinusoidal"),  # pre-norm: a final norm
-        dict(positional="rope", window=2, global_every=2),  # chapter 17's schemes
-        dict(positional="alibi"),
+        # Each export takes the exporter 10-25 s, so two cover the paths: pre-norm
+        # with a final norm, RoPE as a qk_transform and a window as a score bias;
+        # post-norm with T5's learned bias (ALiBi's bias takes the same path).
+        dict(positional="rope", window=2, global_every=2),
         dict(positional="t5", norm_first=False),
     ],
-    ids=["sinusoidal", "rope+window", "alibi", "t5 post-norm"],
+    ids=["rope+window", "t5 post-norm"],
 )
 def test_encoder_export_gives_last_hidden_state(tmp_path, changes):
     import onnxruntime
