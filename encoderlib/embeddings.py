@@ -549,13 +549,13 @@ def alibi_slopes(n_heads: int) -> Tensor:
 
 
 class ALiBiBias(nn.Module):
-    """ALiBi for an encoder: each head penalises a key by slope · |i - j|.
+    """ALiBi for an encoder: each head penalises a key by slope · abs(i - j).
 
     No position enters the embeddings. Instead, head k subtracts `slopes[k]` times
     the distance between query i and key j from their score, so every head prefers
     nearby keys, some (small slopes) barely and some (large slopes) strongly (Press
     et al., 2021, arXiv:2108.12409). The paper's decoder sees only keys before the
-    query; an encoder sees both sides, so the distance is |j - i|. The slopes are a
+    query; an encoder sees both sides, so the distance is abs(j - i). The slopes are a
     buffer, not parameters, and not saved in the state dict. `forward(n)` returns the
     (n_heads, n, n) bias. Raises TypeError for non-int n_heads or n, ValueError for
     n_heads < 1 or n < 0.

@@ -300,7 +300,7 @@ class EncoderConfig:
     `type_vocab_size` is the number of segment ids (0: none); `eps` is every
     LayerNorm's epsilon (1e-12, BERT's value, by default; `tiny()` uses PyTorch's
     1e-5). `window` makes layers local, as in ModernBERT: query i then sees keys
-    with |i - j| <= window, in every layer but 0, `global_every`, 2·`global_every`,
+    with abs(i - j) <= window, in every layer but 0, `global_every`, 2·`global_every`,
     ... (`layer_is_local`), and RoPE uses `local_rope_theta` there when it is set.
     `bias=False` drops every bias (linear maps and LayerNorms);
     `skip_first_norm=True` gives layer 0 no attention pre-norm, since the embeddings
@@ -984,7 +984,7 @@ def config_from_modernbert(hf_config: object) -> EncoderConfig:
     `hf_config` is a `transformers.ModernBertConfig`, its dict, or the path of a
     `config.json` (or of the folder holding it). The result is a pre-norm,
     bias-free-or-not, GeGLU, RoPE encoder with ModernBERT's sizes: `window` is
-    `local_attention // 2` (Hugging Face's sliding window, |i - j| <= window),
+    `local_attention // 2` (Hugging Face's sliding window, abs(i - j) <= window),
     `global_every` reproduces `layer_types` (or `global_attn_every_n_layers`),
     `rope_theta` and `local_rope_theta` are the global and local RoPE bases,
     and layer 0 has no attention norm (`skip_first_norm`). Raises TypeError for

@@ -298,7 +298,7 @@ class OnnxSentenceEncoder:
 
 
 def _int8_rows(x: Tensor) -> tuple[Tensor, Tensor]:
-    # Symmetric int8 per row: the row's largest |value| becomes 127. (Two plain
+    # Symmetric int8 per row: the row's largest abs(value) becomes 127. (Two plain
     # reductions are faster here than abs() then amax(), or an infinity norm.)
     largest = torch.maximum(x.amax(dim=-1, keepdim=True), -x.amin(dim=-1, keepdim=True))
     scale = largest.clamp(min=1e-30) / 127.0  # (rows, 1); an all-zero row stays 0
@@ -310,7 +310,7 @@ class Int8Weight(Tensor):
 
     Made by `Int8Weight(weight)` from a float (out, in) weight: each output row
     is stored as int8 (`int8`, (out, in)) with one float32 scale (`scale`,
-    (out, 1)), its largest |value| mapped to 127. As a tensor it holds the
+    (out, 1)), its largest abs(value) mapped to 127. As a tensor it holds the
     dequantized values `int8 · scale` (float32, same shape), so every operation
     sees the weight the int8 product uses. `F.linear(x, weight, bias)` with a
     float32 x and no gradient to record (inference, `torch.no_grad`) quantizes x
