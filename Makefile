@@ -74,14 +74,14 @@ book: $(SETUP_DONE)
 # with warnings as errors; then the built pages must render math offline (MathJax from a
 # file inside _build/html, never a CDN).
 test: $(SETUP_DONE)
-	$(OFFLINE) $(PY) -m pytest -n 2 --dist loadfile --durations=15 --nbval --nbval-current-env tests $(CHAPTERS)
+	$(OFFLINE) $(PY) -m pytest -n 2 --dist loadfile --durations=15 --nbval --nbval-current-env --nbval-sanitize-with tools/nbval_sanitize.cfg tests $(CHAPTERS)
 	$(MAKE) --no-print-directory test-other-cpu
 	$(BIN)/jupyter-book build . -W --keep-going --all
 	$(PY) tools/check_built_book.py _build/html
 
 # The chapters' stored outputs and asserts under the second numeric configuration.
 test-other-cpu: $(SETUP_DONE)
-	$(OFFLINE) $(OTHER_CPU) $(PY) -m pytest -n 2 --dist loadfile --durations=5 --nbval --nbval-current-env $(CHAPTERS)
+	$(OFFLINE) $(OTHER_CPU) $(PY) -m pytest -n 2 --dist loadfile --durations=5 --nbval --nbval-current-env --nbval-sanitize-with tools/nbval_sanitize.cfg $(CHAPTERS)
 
 # pytest alone, without nbval and the book build: for quick edits to tools/ and tests/.
 test-fast: $(SETUP_DONE)

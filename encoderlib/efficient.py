@@ -17,6 +17,7 @@ __all__ = [
 import contextlib
 import math
 import os
+import warnings
 from collections.abc import Callable, Iterator
 
 import torch
@@ -104,7 +105,10 @@ def peak_memory(
         raise ValueError(f"expected device 'cpu' or 'cuda', got {str(device)!r}")
     from torch.profiler import ProfilerActivity, profile
 
-    with _native_stderr_silenced():
+    with _native_stderr_silenced(), warnings.catch_warnings():
+        # Some torch versions warn that a profile keeps only its last cycle's
+        # events; this profile has one cycle.
+        warnings.filterwarnings("ignore", "Warning: Profiler clears events")
         with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
             function()
     events = sorted(

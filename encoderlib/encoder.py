@@ -1153,16 +1153,10 @@ def load_modernbert_weights(
         encoder = Encoder(config_from_modernbert(hf_config))
         report = load_modernbert_weights(encoder, hf_model.state_dict())
     """
-    from encoderlib.pretrained import LoadReport  # noqa: F811 (a cycle at import)
+    # chapter 13's module imports this one: import from it here, not at the top
+    from encoderlib.pretrained import LoadReport, _check_load_arguments  # noqa: F811
 
-    if not isinstance(model, Encoder):
-        raise TypeError(f"expected an encoderlib Encoder, got {type(model).__name__}")
-    if not isinstance(state_dict, Mapping):
-        raise TypeError(
-            f"expected a mapping of names to tensors, got {type(state_dict).__name__}"
-        )
-    if not isinstance(strict, bool):
-        raise TypeError(f"expected strict as a bool, got {strict!r}")
+    _check_load_arguments(model, state_dict, strict)
     config = model.config
     shape = {
         "norm_first": (config.norm_first, True),
@@ -1181,8 +1175,6 @@ def load_modernbert_weights(
     targets = dict(model.named_parameters())
     loaded, ignored, unexpected = {}, [], []
     for key in state_dict:
-        if not isinstance(key, str):
-            raise TypeError(f"expected str keys, got {type(key).__name__} {key!r}")
         bare = key.removeprefix("model.")
         names = _modernbert_targets(bare)
         if names is not None and all(name in targets for name in names):

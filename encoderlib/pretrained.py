@@ -262,6 +262,24 @@ def _as_tensor(key: str, value) -> Tensor:
     return value
 
 
+def _check_load_arguments(model: Encoder, state_dict: Mapping, strict: bool) -> None:
+    """The argument checks every checkpoint loader shares (BERT's here, ModernBERT's
+    in chapter 17): an `Encoder`, a mapping with str keys, a bool `strict`."""
+    if not isinstance(model, Encoder):
+        raise TypeError(f"expected an encoderlib Encoder, got {type(model).__name__}")
+    if not isinstance(state_dict, Mapping):
+        raise TypeError(
+            f"expected a mapping of names to tensors, got {type(state_dict).__name__}"
+        )
+    if not isinstance(strict, bool):
+        raise TypeError(f"expected strict as a bool, got {strict!r}")
+    for key in state_dict:
+        if not isinstance(key, str):
+            raise TypeError(
+                f"expected str keys (parameter names), got {type(key).__name__} {key!r}"
+            )
+
+
 def load_bert_weights(
     model: Encoder, state_dict: Mapping[str, Tensor], strict: bool = True
 ) -> LoadReport:
@@ -292,19 +310,7 @@ def load_bert_weights(
         encoder = Encoder(config_from_bert(folder))
         report = load_bert_weights(encoder, load_file(folder / "model.safetensors"))
     """
-    if not isinstance(model, Encoder):
-        raise TypeError(f"expected an encoderlib Encoder, got {type(model).__name__}")
-    if not isinstance(state_dict, Mapping):
-        raise TypeError(
-            f"expected a mapping of names to tensors, got {type(state_dict).__name__}"
-        )
-    if not isinstance(strict, bool):
-        raise TypeError(f"expected strict as a bool, got {strict!r}")
-    for key in state_dict:
-        if not isinstance(key, str):
-            raise TypeError(
-                f"expected str keys (parameter names), got {type(key).__name__} {key!r}"
-            )
+    _check_load_arguments(model, state_dict, strict)
     if model.config.norm_first or model.config.positional != "learned":
         raise ValueError(
             "expected a post-norm Encoder with learned positions, as BERT is, got "

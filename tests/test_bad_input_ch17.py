@@ -407,7 +407,7 @@ LOADER = {
     "load_modernbert_weights(a non-str key)": (
         lambda: load_modernbert_weights(modern_encoder(), {0: torch.zeros(2)}),
         TypeError,
-        r"str keys, got int 0",
+        r"str keys \(parameter names\), got int 0",
     ),
 }
 

@@ -1,9 +1,10 @@
 """Relative positions (chapter 17): T5's bias, ALiBi and RoPE, alone and in an Encoder.
 
 References: Hugging Face `transformers`' own code for each scheme. T5's
-`T5Attention._relative_position_bucket` (bidirectional), BLOOM's
-`_get_alibi_slopes`, LLaMA's `apply_rotary_pos_emb` with `LlamaRotaryEmbedding`
-(rotate half), and GPT-J's and RoFormer's rotary functions (interleaved pairs).
+`T5Attention._relative_position_bucket` (bidirectional), BLOOM's slopes (read
+from its public `build_alibi_tensor`), LLaMA's `apply_rotary_pos_emb` with
+`LlamaRotaryEmbedding` (rotate half), and GPT-J's and RoFormer's rotary
+functions (interleaved pairs).
 Properties (hypothesis): a rotated query and key score the same at every pair
 of positions with the same offset, and rotations keep lengths. Inside an
 `Encoder`, every scheme gives the same outputs on the padded and the packed
@@ -18,7 +19,7 @@ from einops import rearrange
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from transformers import LlamaConfig
-from transformers.models.bloom.modeling_bloom import _get_alibi_slopes
+from transformers.models.bloom.modeling_bloom import build_alibi_tensor
 from transformers.models.gptj.modeling_gptj import (
     apply_rotary_pos_emb as gptj_apply_rotary_pos_emb,
 )
@@ -105,7 +106,9 @@ def test_t5_bias_gradients_reach_the_buckets_used():
 
 @pytest.mark.parametrize("n_heads", range(1, 33))
 def test_alibi_slopes_equal_bloom(n_heads):
-    theirs = _get_alibi_slopes(n_heads, torch.device("cpu"))
+    # public in every transformers version: position 1 of two tokens = the slopes
+    two_tokens = torch.ones(1, 2, dtype=torch.long)
+    theirs = build_alibi_tensor(two_tokens, n_heads, torch.float32)[:, 0, 1]
     ours = alibi_slopes(n_heads)
     assert ours.shape == (n_heads,) and ours.dtype == torch.float32
     assert (ours - theirs).abs().max() < 1e-7
