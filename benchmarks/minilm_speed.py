@@ -279,26 +279,35 @@ def useful_flops(config: EncoderConfig, lengths: list[int]) -> int:
     return config.n_layers * sum(per_token * n + 4 * n * n * d for n in lengths)
 
 
-def matmul_throughput(config: EncoderConfig, tokens: int, repeats: int) -> float:
-    """This machine's FLOP/s for one layer's four linear products on `tokens` rows.
+def matmul_run(config: EncoderConfig, tokens: int) -> tuple[Callable[[], None], int]:
+    """One layer's four linear products on `tokens` rows, and their FLOPs.
 
-    `F.linear` (bias included) on random fp32 inputs of MiniLM's shapes, each
-    shape timed `repeats` times in turn; the FLOPs of one layer divided by the
-    sum of the four medians. The ceiling for any fp32 implementation here.
+    `F.linear` (bias included) on random fp32 inputs of MiniLM's shapes. Its
+    FLOPs divided by its time is the ceiling for any fp32 implementation here.
     """
     d, d_ff = config.d_model, config.d_ff
     shapes = [(d, 3 * d), (d, d), (d, d_ff), (d_ff, d)]
-    runs, flops = {}, 0
-    for i, (d_in, d_out) in enumerate(shapes):
-        x, w, b = (
-            torch.randn(tokens, d_in),
-            torch.randn(d_out, d_in),
-            torch.randn(d_out),
-        )
-        runs[f"shape {i}"] = lambda x=x, w=w, b=b: F.linear(x, w, b)
-        flops += 2 * tokens * d_in * d_out
-    medians = time_alternating(runs, repeats)
-    return flops / sum(medians.values())
+    operands = [
+        (torch.randn(tokens, d_in), torch.randn(d_out, d_in), torch.randn(d_out))
+        for d_in, d_out in shapes
+    ]
+
+    def run() -> None:
+        for x, w, b in operands:
+            F.linear(x, w, b)
+
+    return run, sum(2 * tokens * d_in * d_out for d_in, d_out in shapes)
+
+
+def matmul_throughput(config: EncoderConfig, tokens: int, repeats: int) -> float:
+    """This machine's FLOP/s for one layer's four linear products on `tokens` rows.
+
+    The median of `repeats` timed runs of `matmul_run`. `main` times the same run
+    in turn with the encoders instead, so that a load on the machine slows the
+    reference and the encoders alike.
+    """
+    run, flops = matmul_run(config, tokens)
+    return flops / time_alternating({"matmul": run}, repeats)["matmul"]
 
 
 def sts_scores(sides: dict[str, Callable], pairs) -> dict[str, float]:
@@ -414,7 +423,13 @@ def main() -> None:
             for name in sides
             if name.endswith(" int8")
         }
+        ranked = sorted(lengths, reverse=True)  # the length-sorted batches of 32
+        per_batch = round(
+            statistics.mean(sum(ranked[i : i + 32]) for i in range(0, len(ranked), 32))
+        )
         runs = {name: lambda e=encode, t=texts: e(t) for name, encode in sides.items()}
+        # The matmul reference runs in turn with the encoders: the same load on both.
+        runs["matmul"], matmul_flops = matmul_run(ours.model.config, per_batch)
         ms = {name: s * 1e3 for name, s in time_alternating(runs, repeats).items()}
 
         fp32_rows.append(
@@ -432,11 +447,7 @@ def main() -> None:
                 f"{cosine['encoderlib int8']:.3f} / {cosine['ORT int8']:.3f}",
             ]
         )
-        ranked = sorted(lengths, reverse=True)  # the length-sorted batches of 32
-        per_batch = round(
-            statistics.mean(sum(ranked[i : i + 32]) for i in range(0, len(ranked), 32))
-        )
-        peak = matmul_throughput(ours.model.config, per_batch, max(repeats, 5))
+        peak = matmul_flops / (ms["matmul"] / 1e3)
         work = useful_flops(ours.model.config, lengths)
         flop_rows.append(
             [kind, f"{per_batch}", f"{peak / 1e9:.0f}"]

@@ -866,6 +866,8 @@ def _packed_attention(
     the t real tokens alone. `index` holds each real token's place in the
     flattened (b·n) batch, `mask` is the (b, n) boolean mask and `score_bias`
     an optional bias on the scores (chapter 17), broadcastable to (b, h, n, n).
+    On the CPU, without a score bias or a `qk_transform`, the core runs
+    sentence by sentence on the packed rows instead (`_attention_by_length`).
     """
     b, n = mask.shape
     weight = torch.cat([attn.q_proj.weight, attn.k_proj.weight, attn.v_proj.weight])
@@ -873,16 +875,46 @@ def _packed_attention(
     if bias is not None:
         bias = torch.cat([bias, attn.k_proj.bias, attn.v_proj.bias])
     qkv = F.linear(x, weight, bias)  # (t, 3d): one matrix product for q, k and v
+    dropout_p = attn.dropout if attn.training else 0.0
+    if x.device.type == "cpu" and score_bias is None and attn.qk_transform is None:
+        context = _attention_by_length(qkv, mask, attn.n_heads, dropout_p)
+        return attn.out_proj(context)  # (t, d)
     padded = qkv.new_zeros(b * n, qkv.shape[-1]).index_copy(0, index, qkv)
     q, k, v = rearrange(
         padded, "(b n) (three h e) -> three b h n e", b=b, three=3, h=attn.n_heads
     )
     q, k = attn.transform_qk(q, k)  # the module's hook (chapter 5), here too
     key_mask = rearrange(mask, "b j -> b 1 1 j")
-    dropout_p = attn.dropout if attn.training else 0.0
     context = _fused_attention(q, k, v, key_mask, dropout_p, score_bias)
     context = rearrange(context, "b h n e -> (b n) (h e)").index_select(0, index)
     return attn.out_proj(context)  # (t, d)
+
+
+def _attention_by_length(
+    qkv: Tensor, mask: Tensor, n_heads: int, dropout_p: float
+) -> Tensor:
+    """The attention core on packed q, k, v (t, 3d), with no padding and no mask.
+
+    Packing keeps each sentence's real tokens together, sentence after
+    sentence, so neighbouring sentences of equal length make a block of rows
+    that reshapes to (b', h, n', e): fused attention on it needs no mask and
+    computes no padded score. A batch sorted by length (as `encode` sorts it)
+    has one block per distinct length. Without a position-dependent score bias
+    the core does not depend on where the padding was. Returns the context
+    (t, d). CPU only: `tolist()` would make a GPU wait for its results.
+    """
+    lengths, counts = torch.unique_consecutive(mask.sum(dim=1), return_counts=True)
+    contexts = [qkv.new_zeros(0, qkv.shape[-1] // 3)]  # for t = 0
+    rows_per_block = (lengths * counts).tolist()
+    for rows, n in zip(qkv.split(rows_per_block), lengths.tolist(), strict=True):
+        if n == 0:  # sentences of padding alone have no rows
+            continue
+        q, k, v = rearrange(
+            rows, "(b n) (three h e) -> three b h n e", n=n, three=3, h=n_heads
+        )
+        context = F.scaled_dot_product_attention(q, k, v, dropout_p=dropout_p)
+        contexts.append(rearrange(context, "b h n e -> (b n) (h e)"))
+    return torch.cat(contexts)
 
 
 def _packed_layer(

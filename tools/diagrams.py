@@ -2636,7 +2636,8 @@ FIGURES = [
         ),
         caption=(
             "The packed path: gather the real tokens, run the layers on (t, d), pad "
-            "only inside attention, scatter back."
+            "only inside attention, scatter back. On the CPU a core without score "
+            "biases or rotations skips even that padding (below)."
         ),
         draw=draw_ch08_packed,
     ),
