@@ -5,13 +5,14 @@
 
 Every module is written, explained and tested in a chapter of the book;
 `encoderlib.<module>.__doc__` names the chapter. The public names of all
-modules but toy are re-exported here.
+modules but checks, toy are re-exported here.
 """
 
 __version__ = "0.1.0"
 
 from . import (
     attention,
+    checks,
     contrastive,
     data,
     efficient,
@@ -131,6 +132,7 @@ from .viz import Table, plot_heatmap, plot_training_history
 __all__ = [
     "__version__",
     "attention",
+    "checks",
     "contrastive",
     "data",
     "efficient",

@@ -34,6 +34,17 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
+from encoderlib.checks import (
+    check_flag,
+    check_floating,
+    check_int,
+    check_labels,
+    check_number,
+    check_same_dtype,
+    check_shape,
+    fail_type,
+)
+
 TOKENS: tuple[str, ...] = ("[CLS]", "the", "cat", "sat")
 D_MODEL: int = 3  # width of every token vector
 D_FF: int = 5  # width of the feed-forward network's hidden layer
@@ -61,24 +72,6 @@ def toy_embeddings() -> Tensor:
     )
 
 
-def _check_labels(labels, name: str) -> None:
-    """Raise a TypeError unless `labels` is None or a list (not a str) of labels."""
-    if labels is not None and (
-        isinstance(labels, (str, bytes)) or not isinstance(labels, Sequence)
-    ):
-        raise TypeError(
-            f"expected {name} as a list of str or None, got {type(labels).__name__}"
-        )
-
-
-def _check_digits(digits: int) -> None:
-    """Raise unless `digits` is an int >= 0 (a number of decimals)."""
-    if isinstance(digits, bool) or not isinstance(digits, int):
-        raise TypeError(f"expected digits as an int, got {type(digits).__name__}")
-    if digits < 0:
-        raise ValueError(f"expected digits >= 0, got {digits}")
-
-
 def format_matrix(
     matrix: Tensor,
     row_labels: Sequence[str] | None = None,
@@ -103,9 +96,9 @@ def format_matrix(
         raise TypeError(f"expected a torch.Tensor, got {type(matrix).__name__}")
     if matrix.is_complex():
         raise TypeError(f"expected a real tensor, got {matrix.dtype}")
-    _check_labels(row_labels, "row_labels")
-    _check_labels(col_labels, "col_labels")
-    _check_digits(digits)
+    check_labels("row_labels", row_labels)
+    check_labels("col_labels", col_labels)
+    check_int("digits", digits, low=0)
     values = matrix.detach().cpu().double()
     if values.dim() == 1:
         values = values.unsqueeze(0)
@@ -304,40 +297,16 @@ def softmax_rows(scores: Tensor) -> Tensor:
 
 
 def _check_weights(weights: "ToyWeights") -> None:
-    """Raise a TypeError unless `weights` is a `ToyWeights` (checked when made)."""
+    # Weights are checked when made; here only that they are ToyWeights.
     if not isinstance(weights, ToyWeights):
-        raise TypeError(
-            f"expected weights as a ToyWeights, got {type(weights).__name__}"
-        )
+        raise fail_type("weights", "a ToyWeights", weights)
 
 
-def _check_token_matrix(x: Tensor, width: int, name: str = "x", dtype=None) -> None:
-    """Raise a clear error unless `x` is a (tokens, width) float tensor of `dtype`."""
-    if not isinstance(x, Tensor):
-        raise TypeError(f"expected {name} as a torch.Tensor, got {type(x).__name__}")
-    if x.dim() != 2 or x.shape[1] != width:
-        raise ValueError(f"expected {name} of shape (n, {width}), got {tuple(x.shape)}")
-    if not x.is_floating_point():
-        raise TypeError(f"expected {name} with a floating-point dtype, got {x.dtype}")
-    if dtype is not None and x.dtype != dtype:
-        raise TypeError(
-            f"expected {name} in the weights' dtype {dtype}, got {x.dtype}; "
-            f"convert one of them, e.g. {name}.to({dtype})"
-        )
-
-
-def _check_eps(eps: float) -> None:
-    """Raise unless `eps` is a positive, finite number (LayerNorm's guard)."""
-    if isinstance(eps, bool) or not isinstance(eps, (int, float)):
-        raise TypeError(f"expected eps as a float, got {type(eps).__name__}")
-    if not 0 < eps < math.inf:
-        raise ValueError(f"expected eps > 0 and finite, got eps={eps}")
-
-
-def _check_scale(scale: bool) -> None:
-    """Raise a TypeError unless `scale` is a bool."""
-    if not isinstance(scale, bool):
-        raise TypeError(f"expected scale as a bool, got {type(scale).__name__}")
+def _check_token_matrix(x: Tensor, weight: Tensor, name: str = "x") -> None:
+    # x must be (tokens, width) floats in the dtype of `weight`, which it meets.
+    check_shape(name, x, (None, weight.shape[0]), "n d")
+    check_floating(name, x)
+    check_same_dtype(name, x, weight)
 
 
 @dataclass
@@ -384,8 +353,8 @@ def attention_step(
         trace.context.shape  # torch.Size([4, 3]): (n, d)
     """
     _check_weights(weights)
-    _check_token_matrix(x, weights.w_q.shape[0], dtype=weights.w_q.dtype)
-    _check_scale(scale)
+    _check_token_matrix(x, weights.w_q)
+    check_flag("scale", scale)
     queries, keys, values = x @ weights.w_q, x @ weights.w_k, x @ weights.w_v
     scores = queries @ keys.T
     scaled_scores = scores / math.sqrt(keys.shape[-1]) if scale else scores
@@ -424,7 +393,7 @@ def layer_norm_step(x: Tensor, eps: float = 1e-5) -> Tensor:
         raise ValueError(
             f"expected x of shape (..., d) with d >= 1, got {tuple(x.shape)}"
         )
-    _check_eps(eps)
+    check_number("eps", eps, 0, None, low_inclusive=False)
     if x.numel() == 0:  # no rows (n = 0): nothing to normalise
         return x.clone()
     mean = x.mean(dim=-1, keepdim=True)
@@ -447,7 +416,7 @@ def feed_forward_step(x: Tensor, weights: ToyWeights) -> tuple[Tensor, Tensor]:
         hidden.shape, output.shape  # (torch.Size([4, 5]), torch.Size([4, 3]))
     """
     _check_weights(weights)
-    _check_token_matrix(x, weights.w_1.shape[0], dtype=weights.w_1.dtype)
+    _check_token_matrix(x, weights.w_1)
     hidden = torch.relu(x @ weights.w_1 + weights.b_1)
     return hidden, hidden @ weights.w_2 + weights.b_2
 
@@ -491,7 +460,7 @@ def encoder_block(
         block = encoder_block(toy_embeddings(), toy_weights())
         block.output.mean(dim=-1)  # ≈ 0 per row (float32 rounding): LayerNorm's output
     """
-    _check_eps(eps)
+    check_number("eps", eps, 0, None, low_inclusive=False)
     attention = attention_step(x, weights, scale=scale)
     residual_1 = x + attention.context
     normed_1 = layer_norm_step(residual_1, eps)
@@ -597,7 +566,7 @@ def run_toy_encoder(
     if n_blocks < 1:
         raise ValueError(f"expected n_blocks >= 1, got {n_blocks}")
     _check_weights(weights)
-    _check_token_matrix(x, weights.w_q.shape[0], dtype=weights.w_q.dtype)
+    _check_token_matrix(x, weights.w_q)
     if x.shape[0] == 0:
         raise ValueError("expected x with at least one token (n >= 1), got n = 0")
     blocks = []

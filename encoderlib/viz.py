@@ -16,17 +16,7 @@ from typing import Any
 
 import torch
 
-
-def _check_heatmap_labels(labels, name: str, expected: int) -> None:
-    """Raise unless `labels` is None or a list (not a str) of `expected` labels."""
-    if labels is None:
-        return
-    if isinstance(labels, (str, bytes)) or not isinstance(labels, Sequence):
-        raise TypeError(
-            f"expected {name} labels as a list or None, got {type(labels).__name__}"
-        )
-    if len(labels) != expected:
-        raise ValueError(f"expected {expected} {name} labels, got {len(labels)}")
+from encoderlib.checks import check_labels
 
 
 def plot_heatmap(
@@ -81,8 +71,8 @@ def plot_heatmap(
             f"expected a non-empty matrix, got shape {tuple(matrix.shape)}"
         )
     n_rows, n_cols = matrix.shape
-    _check_heatmap_labels(row_labels, "row", n_rows)
-    _check_heatmap_labels(col_labels, "column", n_cols)
+    check_labels("row_labels", row_labels, n_rows)
+    check_labels("col_labels", col_labels, n_cols)
     for name, text in (("title", title), ("xlabel", xlabel), ("ylabel", ylabel)):
         if not isinstance(text, str):
             raise TypeError(f"expected {name} as a str, got {type(text).__name__}")

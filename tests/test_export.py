@@ -141,26 +141,54 @@ def test_every_chapter_checks_claims(notebook):
     assert all(verdict.strip("*") for _, verdict in rows), "every claim needs a verdict"
 
 
-def test_colab_setup_cell_reinstalls_encoderlib_on_every_run(monkeypatch):
-    # Run the cell as Colab would, with pip replaced by a recorder: pip keeps an
-    # installed encoderlib of the same version, so the cell must remove it first.
+def run_setup_cell_in_fake_colab(monkeypatch, fail_on: int | None = None) -> list:
+    """Run the setup cell as Colab would, with pip replaced by a recorder.
+
+    The recorder keeps the set of installed packages: "install" adds encoderlib,
+    "uninstall" removes it, and call number `fail_on` fails (no network, a typo
+    in the URL) before changing anything, as a failed pip run does.
+    """
     import subprocess
     import types
 
-    calls = []
+    calls, installed = [], {"encoderlib"}
 
-    def fake_run(command, **kwargs):
+    def fake_run(command, check=False, **kwargs):
         calls.append(command)
+        if len(calls) - 1 == fail_on:
+            if check:
+                raise subprocess.CalledProcessError(1, command)
+            return subprocess.CompletedProcess(command, 1)
+        if "uninstall" in command:
+            installed.discard("encoderlib")
+        elif "install" in command:
+            installed.add("encoderlib")
         return subprocess.CompletedProcess(command, 0)
 
     monkeypatch.setitem(sys.modules, "google.colab", types.ModuleType("google.colab"))
     monkeypatch.setattr(subprocess, "run", fake_run)
-    exec(setup_cell.setup_cell_source(), {})
-    assert [command[4] for command in calls] == ["uninstall", "install"]
-    assert calls[0][-2:] == ["--yes", "encoderlib"]
+    try:
+        exec(setup_cell.setup_cell_source(), {})
+    except subprocess.CalledProcessError:
+        pass
+    return calls, installed
+
+
+def test_colab_setup_cell_reinstalls_encoderlib_on_every_run(monkeypatch):
+    # pip keeps an installed encoderlib of the same version, so the cell must
+    # force the newest in; the dependencies come with the first install.
+    calls, installed = run_setup_cell_in_fake_colab(monkeypatch)
     url = setup_cell.repository_url()
-    assert calls[1][-1] == f"encoderlib[notebooks] @ git+{url}"
-    assert all(command[:3] == [sys.executable, "-m", "pip"] for command in calls)
+    assert all(command[:4] == [sys.executable, "-m", "pip", "install"] for command in calls)
+    assert calls[0][-1] == f"encoderlib[notebooks] @ git+{url}"
+    assert "--force-reinstall" in calls[1] and calls[1][-1] == f"git+{url}"
+    assert installed == {"encoderlib"}
+
+
+@pytest.mark.parametrize("failing_call", [0, 1])
+def test_a_failed_colab_install_leaves_encoderlib_installed(monkeypatch, failing_call):
+    _, installed = run_setup_cell_in_fake_colab(monkeypatch, fail_on=failing_call)
+    assert installed == {"encoderlib"}
 
 
 def test_docstring_snapshot_equals_a_fresh_snapshot_on_its_python():

@@ -128,7 +128,7 @@ def test_format_matrix_lays_out_a_labelled_table():
         (
             lambda: toy.attention_step(torch.ones(4, 5), toy.toy_weights()),
             ValueError,
-            r"expected x of shape \(n, 3\), got \(4, 5\)",
+            r"expected x of shape \(n, d\) = \(\*, 3\), got \(4, 5\)",
         ),
         (
             lambda: toy.attention_step(torch.ones(3), toy.toy_weights()),
@@ -145,12 +145,12 @@ def test_format_matrix_lays_out_a_labelled_table():
                 torch.ones(2, 3, dtype=torch.long), toy.toy_weights()
             ),
             TypeError,
-            "floating-point",
+            "floating dtype",
         ),
         (
             lambda: toy.feed_forward_step(torch.ones(2, 4), toy.toy_weights()),
             ValueError,
-            r"\(n, 3\)",
+            r"= \(\*, 3\)",
         ),
         (lambda: toy.softmax_rows([1.0, 2.0]), TypeError, "torch.Tensor"),
         (

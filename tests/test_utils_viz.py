@@ -65,7 +65,7 @@ def test_plot_heatmap_labels_everything():
     "matrix, rows, error, message",
     [
         (torch.ones(2, 2, 2), None, ValueError, r"2-D matrix .* got shape \(2, 2, 2\)"),
-        (torch.ones(2, 3), ["a"], ValueError, "expected 2 row labels, got 1"),
+        (torch.ones(2, 3), ["a"], ValueError, "expected 2 row_labels, got 1"),
         ([[1.0]], None, TypeError, "got list"),
     ],
 )

@@ -3,7 +3,10 @@
 The chapters are the source of the library. A notebook names its target module
 once with a `#| default_exp <module>` cell; every code cell that starts with
 `#| export` (public) or `#| exporti` (internal helpers, left out of `__all__`)
-is copied, in chapter order, into `encoderlib/<module>.py`. Several chapters
+is copied, in chapter order, into `encoderlib/<module>.py`. A `#| reexport`
+cell holds only `from encoderlib.<other> import ...` lines: when an object moves
+to a module of its own, its old module re-exports it, so the old import path
+keeps working (the names join the old module's `__all__`). Several chapters
 may export to one module (chapters 2, 3 and 17 all add to `embeddings`), and a
 cell may switch target with `#| export <module>`. The package's `__init__.py`
 is generated too. Run `python tools/export.py` to write, `--check` to compare.
@@ -29,10 +32,13 @@ CHAPTERS = ROOT / "chapters"
 PACKAGE = ROOT / "encoderlib"
 
 # Modules reached only by their own name (`encoderlib.toy.X`), never re-exported
-# at the top level: the chapter-1 toy would otherwise crowd the real API.
-NAMESPACED_ONLY = {"toy"}
+# at the top level: the chapter-1 toy and the argument checks would otherwise
+# crowd the real API.
+NAMESPACED_ONLY = {"checks", "toy"}
 
-DIRECTIVE = re.compile(r"^#\|\s*(default_exp|exporti|export)\b[ \t]*(\S*)\s*$")
+DIRECTIVE = re.compile(
+    r"^#\|\s*(default_exp|exporti|export|reexport)\b[ \t]*(\S*)\s*$"
+)
 
 
 @dataclass
@@ -44,6 +50,7 @@ class Module:
     titles: list[str] = field(default_factory=list)
     cells: list[str] = field(default_factory=list)
     public: list[str] = field(default_factory=list)
+    reexports: list[str] = field(default_factory=list)
 
 
 def cell_source(cell: dict) -> str:
@@ -94,6 +101,22 @@ def bound_names(target: ast.expr) -> list[str]:
     return []
 
 
+def reexported_names(code: str, where: str) -> list[str]:
+    """The names a `#| reexport` cell imports from other encoderlib modules."""
+    names = []
+    for node in ast.parse(code).body:
+        if not (
+            isinstance(node, ast.ImportFrom)
+            and (node.module or "").startswith("encoderlib.")
+        ):
+            raise SystemExit(
+                f"{where}: a '#| reexport' cell holds only 'from encoderlib.<module> "
+                f"import ...' lines"
+            )
+        names += [alias.asname or alias.name for alias in node.names]
+    return names
+
+
 def chapter_title(notebook: Path) -> str:
     """The chapter's title: the first Markdown heading of the notebook."""
     nb = json.loads(notebook.read_text(encoding="utf-8"))
@@ -105,8 +128,8 @@ def chapter_title(notebook: Path) -> str:
     return notebook.stem
 
 
-def exported_cells(notebook: Path) -> list[tuple[str, str, bool]]:
-    """Return (module, code, public) for every exported cell of one chapter."""
+def exported_cells(notebook: Path) -> list[tuple[str, str, str]]:
+    """Return (module, code, kind) for every exported cell of one chapter."""
     nb = json.loads(notebook.read_text(encoding="utf-8"))
     default, found = None, []
     for cell in nb["cells"]:
@@ -122,7 +145,7 @@ def exported_cells(notebook: Path) -> list[tuple[str, str, bool]]:
                     raise SystemExit(
                         f"{notebook.name}: '#| {kind}' before any '#| default_exp'"
                     )
-                found.append((module, strip_directives(source), kind == "export"))
+                found.append((module, strip_directives(source), kind))
     return found
 
 
@@ -130,17 +153,19 @@ def collect(chapters: list[Path]) -> dict[str, Module]:
     """Group the exported cells of all chapters by target module."""
     modules: dict[str, Module] = {}
     for notebook in chapters:
-        for name, code, public in exported_cells(notebook):
+        for name, code, kind in exported_cells(notebook):
             module = modules.setdefault(name, Module(name))
             chapter = f"chapters/{notebook.name}"
             if chapter not in module.chapters:
                 module.chapters.append(chapter)
                 module.titles.append(chapter_title(notebook))
             module.cells.append(code)
-            if public:
+            if kind == "export":
                 module.public += [
                     n for n in defined_names(code) if not n.startswith("_")
                 ]
+            elif kind == "reexport":
+                module.reexports += reexported_names(code, f"{notebook.name}")
     return modules
 
 
@@ -204,7 +229,7 @@ def render_module(module: Module) -> str:
     text = "\n\n".join(
         [
             header(module.chapters) + doc + '\n"""',
-            f"__all__ = {module.public!r}",
+            f"__all__ = {[*module.public, *module.reexports]!r}",
             "\n".join(imports),
             "\n\n\n".join(bodies),
         ]

@@ -26,11 +26,11 @@ if "google.colab" in sys.modules:
     import subprocess
 
     # pip keeps an installed encoderlib whose version number has not changed, and the
-    # repository changes without one: remove it first, so a re-run gets the newest.
-    pip = [sys.executable, "-m", "pip", "--quiet"]
-    subprocess.run([*pip, "uninstall", "--yes", "encoderlib"], capture_output=True)
-    package = "encoderlib[notebooks] @ git+{url}"
-    subprocess.run([*pip, "install", package], check=True)
+    # repository changes without one: --force-reinstall replaces it, but only once
+    # the new one is built, so a failed install leaves the old one in place.
+    pip = [sys.executable, "-m", "pip", "install", "--quiet"]
+    subprocess.run([*pip, "encoderlib[notebooks] @ git+{url}"], check=True)
+    subprocess.run([*pip, "--force-reinstall", "--no-deps", "git+{url}"], check=True)
     if "encoderlib" in sys.modules:  # this session still holds the old one
         print("encoderlib was updated: Runtime > Restart session, then run again")"""
 
