@@ -22,6 +22,8 @@ __all__ = [
     "check_floating",
     "check_same_dtype",
     "check_shape",
+    "HOST_READ_DEVICES",
+    "reads_values",
     "check_values",
     "check_ids",
     "as_bool_mask",
@@ -243,6 +245,23 @@ def check_shape(name: str, x: Tensor, shape: Sequence[int | None], axes: str) ->
     return x
 
 
+# Device types whose tensors encoderlib may read on the host: on the CPU a read
+# costs nothing, on a GPU it makes Python wait for every queued kernel. Tests set
+# it to the empty set to make a CPU run take the paths a GPU run takes.
+HOST_READ_DEVICES = frozenset({"cpu"})
+
+
+def reads_values(tensor: Tensor) -> bool:
+    """Whether encoderlib may read `tensor`'s values on the host without a wait.
+
+    True on the CPU, False on a GPU (and on PyTorch's data-free "meta" device),
+    where `.item()`, `bool(t)` or `.tolist()` would stop Python until the device
+    has finished all its queued work. Code that can choose, such as a value check
+    or the packed path's grouping by length, asks this first.
+    """
+    return tensor.device.type in HOST_READ_DEVICES
+
+
 def check_values(
     condition: Tensor, error: type[Exception], message: Callable[[], str]
 ) -> None:
@@ -255,7 +274,7 @@ def check_values(
     `message` is a function, so a failing CPU check can show the values it
     read, and a passing one costs nothing to word.
     """
-    if condition.device.type == "cpu":
+    if reads_values(condition):
         if condition.numel() and not bool(condition.all()):
             raise error(message())
     elif condition.device.type != "meta":

@@ -1,0 +1,148 @@
+"""The hot path never makes the GPU wait on Python (DESIGN.md §2).
+
+A host-device synchronisation (`.item()`, `bool(tensor)`, `.tolist()`, a
+boolean-mask index, `nonzero`) empties the GPU's queue: Python stops until every
+kernel launched so far has run. On CUDA these tests run the forward passes under
+`torch.cuda.set_sync_debug_mode("error")`, which turns every synchronisation
+into an error. Everywhere, the same passes also run on the CPU with
+`encoderlib.checks.HOST_READ_DEVICES` emptied, so the code takes the paths a GPU
+run takes, under a dispatch mode that counts the operations that would wait.
+
+The budget: none for a batch without padding, at most one for a padded batch
+(the packed path's count of real tokens), for BERT-, MiniLM- and ModernBERT-
+shaped encoders, `SentenceEncoder.encode` and one step of `train`.
+"""
+
+import pytest
+import torch
+import torch.nn.functional as F
+from torch.utils._python_dispatch import TorchDispatchMode
+
+import encoderlib.checks
+from encoderlib import Encoder, EncoderConfig, EncoderClassifier, train
+
+# Operations that read a device tensor's values on the host, or whose output
+# size depends on values (so the host must wait to allocate it).
+WAITING_OPS = {"_local_scalar_dense", "nonzero", "masked_select", "_unique2", "unique_consecutive"}
+
+
+class CountWaits(TorchDispatchMode):
+    """Count the dispatched operations that would synchronise on a GPU."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.waits: list[str] = []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        name = func.overloadpacket.__name__
+        if name in WAITING_OPS:
+            self.waits.append(name)
+        elif name == "index" and any(
+            isinstance(i, torch.Tensor) and i.dtype == torch.bool
+            for i in (args[1] if len(args) > 1 else ())
+        ):
+            self.waits.append("index by a boolean mask")
+        return func(*args, **(kwargs or {}))
+
+
+@pytest.fixture
+def as_on_a_gpu(monkeypatch):
+    """Make encoderlib treat CPU tensors as a GPU's; count what would wait."""
+    monkeypatch.setattr(encoderlib.checks, "HOST_READ_DEVICES", frozenset())
+    tolist = torch.Tensor.tolist
+    counter = CountWaits()
+
+    def counted_tolist(self):
+        counter.waits.append("tolist")
+        return tolist(self)
+
+    monkeypatch.setattr(torch.Tensor, "tolist", counted_tolist)
+    return counter
+
+
+CONFIGS = {
+    "bert": EncoderConfig.bert_base(
+        vocab_size=100, d_model=32, n_heads=4, n_layers=2, d_ff=64, max_len=32
+    ),
+    "minilm": EncoderConfig.minilm_l6(
+        vocab_size=100, d_model=24, n_heads=4, n_layers=2, d_ff=48, max_len=32
+    ),
+    "modernbert": EncoderConfig.modernbert_base(
+        vocab_size=100, d_model=32, n_heads=4, n_layers=3, d_ff=48, max_len=64,
+        window=4, pad_token_id=0,
+    ),
+}
+
+
+def batch(device, padded: bool):
+    generator = torch.Generator().manual_seed(0)
+    ids = torch.randint(5, 100, (3, 12), generator=generator)
+    mask = torch.ones(3, 12, dtype=torch.long)
+    if padded:
+        mask[1, 7:] = 0
+        mask[2, 3:] = 0
+    return ids.to(device), mask.to(device)
+
+
+def forward_waits(config, device, padded, counter=None):
+    torch.manual_seed(0)
+    model = Encoder(config).eval().to(device)
+    ids, mask = batch(device, padded)
+    with torch.no_grad():
+        model(ids, mask)  # warm-up: lazy caches (rotary tables) fill once
+        if counter is None:
+            torch.cuda.set_sync_debug_mode("error")
+            try:
+                model(ids, mask)
+            finally:
+                torch.cuda.set_sync_debug_mode("default")
+            return []
+        with counter:
+            model(ids, mask)
+    return counter.waits
+
+
+@pytest.mark.parametrize("padded", [False, True], ids=["no padding", "padding"])
+@pytest.mark.parametrize("name", list(CONFIGS))
+def test_forward_waits_at_most_once_and_never_without_padding(name, padded, as_on_a_gpu):
+    waits = forward_waits(CONFIGS[name], torch.device("cpu"), padded, as_on_a_gpu)
+    assert len(waits) <= (1 if padded else 0), f"{name} forward would wait: {waits}"
+
+
+def classifier_step(device, counter=None):
+    torch.manual_seed(0)
+    model = EncoderClassifier(Encoder(CONFIGS["minilm"]), n_classes=2, pooling="mean")
+    ids, mask = batch(torch.device("cpu"), padded=True)
+    data = [{"input_ids": ids, "attention_mask": mask, "labels": torch.tensor([0, 1, 0])}]
+
+    def loss_fn(model, batch):
+        logits = model(batch["input_ids"], batch["attention_mask"])
+        return F.cross_entropy(logits, batch["labels"])
+
+    run = dict(steps=1, lr=1e-3, device=device, progress=False, seed=0)
+    train(model, loss_fn, data, **run)  # warm-up
+    if counter is None:
+        torch.cuda.set_sync_debug_mode("error")
+        try:
+            train(model, loss_fn, data, **run)
+        finally:
+            torch.cuda.set_sync_debug_mode("default")
+        return []
+    with counter:
+        train(model, loss_fn, data, **run)
+    return counter.waits
+
+
+def test_a_training_step_waits_at_most_twice(as_on_a_gpu):
+    # One wait in the padded forward, one to read the loss into the history.
+    waits = classifier_step(torch.device("cpu"), as_on_a_gpu)
+    assert len(waits) <= 2, f"a train step would wait: {waits}"
+
+
+requires_cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+
+
+@requires_cuda
+@pytest.mark.parametrize("name", list(CONFIGS))
+def test_forward_without_padding_never_syncs_on_cuda(name):
+    forward_waits(CONFIGS[name], torch.device("cuda"), padded=False)
