@@ -24,17 +24,21 @@ __all__ = [
     "check_shape",
     "HOST_READ_DEVICES",
     "reads_values",
+    "count_host_reads",
     "check_values",
     "check_ids",
     "as_bool_mask",
 ]
 
 import math
-from collections.abc import Callable, Sequence
+import warnings
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import torch
 from torch import Tensor
+from torch.utils._python_dispatch import TorchDispatchMode
 
 
 def describe(value: object) -> str:
@@ -262,23 +266,113 @@ def reads_values(tensor: Tensor) -> bool:
     return tensor.device.type in HOST_READ_DEVICES
 
 
-def check_values(
-    condition: Tensor, error: type[Exception], message: Callable[[], str]
-) -> None:
-    """Raise `error(message())` unless every entry of the boolean `condition` holds.
+# Operations that read a tensor's values on the host, or whose output size
+# depends on its values, so that the host must wait for the device to allocate.
+_WAITING_OPS = frozenset(
+    {
+        "_local_scalar_dense",
+        "nonzero",
+        "masked_select",
+        "_unique2",
+        "unique_consecutive",
+    }
+)
 
-    On the CPU the answer is read at once. On a GPU, reading it would make Python
-    wait until every queued kernel has run (a host-device synchronisation), so
-    the check is queued on the device instead (`torch._assert_async`): a failure
-    surfaces at a later synchronisation with the first line of the message.
-    `message` is a function, so a failing CPU check can show the values it
-    read, and a passing one costs nothing to word.
+
+class _HostReads(TorchDispatchMode):
+    # Records every dispatched operation that would make a GPU run wait.
+    def __init__(self, reads: list[str]) -> None:
+        super().__init__()
+        self.reads, self.in_async_assert = reads, False
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        name = func.overloadpacket.__name__
+        if name == "_assert_async":  # queued on a GPU; only the CPU kernel reads
+            self.in_async_assert = True
+            try:
+                return func(*args, **(kwargs or {}))
+            finally:
+                self.in_async_assert = False
+        indices = args[1] if name == "index" and len(args) > 1 else ()
+        waits = name in _WAITING_OPS or any(
+            isinstance(i, Tensor) and i.dtype == torch.bool for i in indices
+        )
+        if waits and not self.in_async_assert:
+            self.reads.append("index by a boolean mask" if name == "index" else name)
+        return func(*args, **(kwargs or {}))
+
+
+@contextmanager
+def count_host_reads(as_on_a_gpu: bool = True) -> Iterator[list[str]]:
+    """Count the host-device synchronisations that the code in the block makes.
+
+    Yields a list that fills with one entry per operation that would make Python
+    wait for the device: `.item()`, `bool(t)`, `int(t)`, `.tolist()`, `nonzero`,
+    indexing by a boolean mask, `unique`. With `as_on_a_gpu` (the default) CPU
+    tensors are treated as a GPU's (`HOST_READ_DEVICES` is emptied for the
+    block), so a CPU run takes, and counts, the paths a GPU run would. On CUDA,
+    synchronisations that the driver reports (`torch.cuda.set_sync_debug_mode`)
+    are added too.
+
+    Example::
+
+        with count_host_reads() as reads:
+            encoder(input_ids, attention_mask)
+        print(len(reads), reads)  # 0 [] for a batch without padding
+    """
+    global HOST_READ_DEVICES
+    reads: list[str] = []
+    saved, tolist = HOST_READ_DEVICES, Tensor.tolist
+
+    def counted_tolist(self: Tensor):
+        reads.append("tolist")
+        return tolist(self)
+
+    if as_on_a_gpu:
+        HOST_READ_DEVICES = frozenset()
+    Tensor.tolist = counted_tolist
+    cuda = torch.cuda.is_available()
+    try:
+        with warnings.catch_warnings(record=True) as caught, _HostReads(reads):
+            warnings.simplefilter("always")
+            if cuda:
+                torch.cuda.set_sync_debug_mode("warn")
+            yield reads
+    finally:
+        if cuda:
+            torch.cuda.set_sync_debug_mode("default")
+        Tensor.tolist = tolist
+        HOST_READ_DEVICES = saved
+    reads += [
+        "CUDA: " + str(w.message).splitlines()[0]
+        for w in caught
+        if "synchroniz" in str(w.message)
+    ]
+    for w in caught:  # the block's other warnings, shown as usual
+        if "synchroniz" not in str(w.message):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+
+
+def check_values(
+    condition: Tensor,
+    error: type[Exception],
+    message: str,
+    got: Callable[[], str] | None = None,
+) -> None:
+    """Raise `error` unless every entry of the boolean `condition` holds.
+
+    On the CPU the answer is read at once, and the error says `message`, then
+    ", got " and what `got()` returns (the values seen: reading them is free
+    there). On a GPU, reading would make Python wait until every queued kernel
+    has run (a host-device synchronisation), so the check is queued on the
+    device instead (`torch._assert_async`) with `message` alone: a failure
+    surfaces at the next synchronisation.
     """
     if reads_values(condition):
         if condition.numel() and not bool(condition.all()):
-            raise error(message())
+            raise error(message + (f", got {got()}" if got is not None else ""))
     elif condition.device.type != "meta":
-        torch._assert_async(condition.all(), message().splitlines()[0])
+        torch._assert_async(condition.all(), message)
 
 
 _SMALL_INTEGERS = (torch.uint8, torch.int8, torch.int16)
@@ -311,10 +405,8 @@ def check_ids(
     check_values(
         inside,
         ValueError,
-        lambda: (
-            f"expected {name} in {bound}, got values from "
-            f"{int(ids.min())} to {int(ids.max())}"
-        ),
+        f"expected {name} in {bound}",
+        lambda: f"values from {int(ids.min())} to {int(ids.max())}",
     )
     return ids
 
@@ -346,9 +438,7 @@ def as_bool_mask(
     check_values(
         (mask == 0) | (mask == 1),
         ValueError,
-        lambda: (
-            f"expected {name} values 0 or 1 (1 = real token), "
-            f"got {sorted(mask.unique().tolist())[:6]}"
-        ),
+        f"expected {name} values 0 or 1 (1 = real token)",
+        lambda: str(sorted(mask.unique().tolist())[:6]),
     )
     return mask.bool()

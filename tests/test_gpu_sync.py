@@ -6,9 +6,9 @@ kernel launched so far has run. On CUDA these tests run the forward passes under
 `torch.cuda.set_sync_debug_mode("error")`, which turns every synchronisation
 into an error. Everywhere, the same passes also run on the CPU with
 `encoderlib.checks.HOST_READ_DEVICES` emptied, so the code takes the paths a GPU
-run takes, under a dispatch mode that counts the operations that would wait.
+run takes, and the operations that would wait are counted.
 
-The budget: none for a batch without padding, at most one for a padded batch
+`encoderlib.checks.count_host_reads` does the counting. The budget: none for a batch without padding, at most one for a padded batch
 (the packed path's count of real tokens), for BERT-, MiniLM- and ModernBERT-
 shaped encoders, `SentenceEncoder.encode` and one step of `train`.
 """
@@ -16,48 +16,15 @@ shaped encoders, `SentenceEncoder.encode` and one step of `train`.
 import pytest
 import torch
 import torch.nn.functional as F
-from torch.utils._python_dispatch import TorchDispatchMode
 
-import encoderlib.checks
-from encoderlib import Encoder, EncoderConfig, EncoderClassifier, train
-
-# Operations that read a device tensor's values on the host, or whose output
-# size depends on values (so the host must wait to allocate it).
-WAITING_OPS = {"_local_scalar_dense", "nonzero", "masked_select", "_unique2", "unique_consecutive"}
-
-
-class CountWaits(TorchDispatchMode):
-    """Count the dispatched operations that would synchronise on a GPU."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.waits: list[str] = []
-
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        name = func.overloadpacket.__name__
-        if name in WAITING_OPS:
-            self.waits.append(name)
-        elif name == "index" and any(
-            isinstance(i, torch.Tensor) and i.dtype == torch.bool
-            for i in (args[1] if len(args) > 1 else ())
-        ):
-            self.waits.append("index by a boolean mask")
-        return func(*args, **(kwargs or {}))
+from encoderlib import Encoder, EncoderClassifier, EncoderConfig, train
+from encoderlib.checks import count_host_reads
 
 
 @pytest.fixture
-def as_on_a_gpu(monkeypatch):
-    """Make encoderlib treat CPU tensors as a GPU's; count what would wait."""
-    monkeypatch.setattr(encoderlib.checks, "HOST_READ_DEVICES", frozenset())
-    tolist = torch.Tensor.tolist
-    counter = CountWaits()
-
-    def counted_tolist(self):
-        counter.waits.append("tolist")
-        return tolist(self)
-
-    monkeypatch.setattr(torch.Tensor, "tolist", counted_tolist)
-    return counter
+def as_on_a_gpu():
+    """Count, in a block, what would wait on a GPU: `with as_on_a_gpu() as waits:`."""
+    return count_host_reads
 
 
 CONFIGS = {
@@ -85,6 +52,7 @@ def batch(device, padded: bool):
 
 
 def forward_waits(config, device, padded, counter=None):
+    # counter None: on CUDA, every synchronisation raises; else count_host_reads.
     torch.manual_seed(0)
     model = Encoder(config).eval().to(device)
     ids, mask = batch(device, padded)
@@ -97,9 +65,9 @@ def forward_waits(config, device, padded, counter=None):
             finally:
                 torch.cuda.set_sync_debug_mode("default")
             return []
-        with counter:
+        with counter() as waits:
             model(ids, mask)
-    return counter.waits
+    return waits
 
 
 @pytest.mark.parametrize("padded", [False, True], ids=["no padding", "padding"])
@@ -128,9 +96,9 @@ def classifier_step(device, counter=None):
         finally:
             torch.cuda.set_sync_debug_mode("default")
         return []
-    with counter:
+    with counter() as waits:
         train(model, loss_fn, data, **run)
-    return counter.waits
+    return waits
 
 
 def test_a_training_step_waits_at_most_twice(as_on_a_gpu):
@@ -146,3 +114,23 @@ requires_cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs 
 @pytest.mark.parametrize("name", list(CONFIGS))
 def test_forward_without_padding_never_syncs_on_cuda(name):
     forward_waits(CONFIGS[name], torch.device("cuda"), padded=False)
+
+
+@requires_cuda
+@pytest.mark.parametrize("name", list(CONFIGS))
+def test_padded_forward_syncs_at_most_once_on_cuda(name):
+    def counter():
+        return count_host_reads(as_on_a_gpu=False)
+
+    waits = forward_waits(CONFIGS[name], torch.device("cuda"), True, counter)
+    cuda = [w for w in waits if w.startswith("CUDA")]
+    assert len(cuda) <= 1, f"{name} padded forward synchronised: {waits}"
+
+
+@requires_cuda
+def test_a_training_step_syncs_at_most_twice_on_cuda():
+    def counter():
+        return count_host_reads(as_on_a_gpu=False)
+
+    waits = classifier_step(torch.device("cuda"), counter)
+    assert len([w for w in waits if w.startswith("CUDA")]) <= 2, waits

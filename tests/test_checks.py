@@ -1,0 +1,73 @@
+"""encoderlib.checks, the contract layer: one rule per kind of mistake.
+
+The bad-input sweep (tests/test_bad_input_checks.py) covers the messages; these
+tests pin the behaviour the other modules rely on: values pass through (ids
+widened, masks as bool), value checks read on the CPU and never on a device
+without host reads, and count_host_reads counts what would wait.
+"""
+
+import pytest
+import torch
+
+from encoderlib import checks
+
+
+def test_checks_return_what_they_accept():
+    assert checks.check_positive_int("n", 3) == 3
+    assert checks.check_int("n", 0, low=0) == 0
+    assert checks.check_number("p", 1, 0, 1, high_inclusive=True) == 1.0
+    assert checks.check_rate("dropout", 0.0) == 0.0
+    assert checks.check_flag("f", False) is False
+    assert checks.check_choice("pooling", "mean", ("cls", "mean")) == "mean"
+    assert checks.check_seed("seed", 2**64 - 1) == 2**64 - 1
+    assert str(checks.check_path("path", "a/b")) == "a/b"
+
+
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.int8, torch.int16])
+def test_small_integer_ids_are_widened_never_read_as_a_mask(dtype):
+    ids = checks.check_ids("input_ids", torch.tensor([[1, 0, 2]], dtype=dtype), (1, 3), 5)
+    assert ids.dtype == torch.int64 and ids.tolist() == [[1, 0, 2]]
+
+
+def test_int32_and_int64_ids_pass_unchanged():
+    for dtype in (torch.int32, torch.int64):
+        ids = torch.tensor([[1, 2]], dtype=dtype)
+        assert checks.check_ids("input_ids", ids, None, None) is ids
+
+
+def test_integer_masks_become_bool_and_bool_masks_pass_through():
+    mask = torch.tensor([[1, 0]])
+    assert checks.as_bool_mask("attention_mask", mask, (1, 2)).tolist() == [[True, False]]
+    same = torch.tensor([[True, False]])
+    assert checks.as_bool_mask("attention_mask", same, (1, 2)) is same
+    assert checks.as_bool_mask("attention_mask", None, (1, 2)) is None
+
+
+def test_value_checks_read_nothing_on_a_device_without_host_reads():
+    # On the meta device (no data) the check can neither read nor queue: it passes.
+    ids = torch.empty(2, 3, dtype=torch.long, device="meta")
+    assert checks.check_ids("input_ids", ids, (2, 3), 10) is ids
+    with checks.count_host_reads() as reads:
+        checks.check_ids("input_ids", torch.tensor([[1, 2]]), (1, 2), 10)
+    assert reads == []  # queued with torch._assert_async, not read
+
+
+def test_without_host_reads_a_bad_value_still_fails_when_the_queue_runs():
+    with checks.count_host_reads(), pytest.raises(RuntimeError, match="input_ids in"):
+        checks.check_ids("input_ids", torch.tensor([[1, 12]]), (1, 2), 10)
+
+
+def test_count_host_reads_counts_what_would_wait():
+    x = torch.arange(6)
+    with checks.count_host_reads() as reads:
+        x.tolist()
+        bool(x.any())
+        x[x > 2]
+        x.nonzero()
+    assert reads == ["tolist", "_local_scalar_dense", "index by a boolean mask", "nonzero"]
+    assert checks.reads_values(x)  # restored after the block
+
+
+def test_reads_values_is_true_on_the_cpu_only():
+    assert checks.reads_values(torch.zeros(1))
+    assert not checks.reads_values(torch.zeros(1, device="meta"))
