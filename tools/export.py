@@ -36,9 +36,7 @@ PACKAGE = ROOT / "encoderlib"
 # crowd the real API.
 NAMESPACED_ONLY = {"checks", "toy"}
 
-DIRECTIVE = re.compile(
-    r"^#\|\s*(default_exp|exporti|export|reexport)\b[ \t]*(\S*)\s*$"
-)
+DIRECTIVE = re.compile(r"^#\|\s*(default_exp|exporti|export|reexport)\b[ \t]*(\S*)\s*$")
 
 
 @dataclass
