@@ -120,14 +120,15 @@ def check_number(
     above = low is None or (value >= low if low_inclusive else value > low)
     below = high is None or (value <= high if high_inclusive else value < high)
     if not (math.isfinite(value) and above and below):
-        if high is None:
+        if low is None and high is None:
+            wanted = f"{name} as a finite float"
+        elif high is None:
             wanted = f"{name} {'>=' if low_inclusive else '>'} {low:g}"
         elif low is None:
             wanted = f"{name} {'<=' if high_inclusive else '<'} {high:g}"
         else:
             left, right = "[" if low_inclusive else "(", "]" if high_inclusive else ")"
             wanted = f"{name} in {left}{low:g}, {high:g}{right}"
-        wanted = f"{name} as a finite float" if low is None and high is None else wanted
         raise ValueError(f"expected {wanted}, got {value!r}")
     return float(value)
 
@@ -263,6 +264,8 @@ def reads_values(tensor: Tensor) -> bool:
     has finished all its queued work. Code that can choose, such as a value check
     or the packed path's grouping by length, asks this first.
     """
+    if not isinstance(tensor, Tensor):
+        raise fail_type("tensor", "a torch.Tensor", tensor)
     return tensor.device.type in HOST_READ_DEVICES
 
 
@@ -321,6 +324,7 @@ def count_host_reads(as_on_a_gpu: bool = True) -> Iterator[list[str]]:
         print(len(reads), reads)  # 0 [] for a batch without padding
     """
     global HOST_READ_DEVICES
+    check_flag("as_on_a_gpu", as_on_a_gpu)
     reads: list[str] = []
     saved, tolist = HOST_READ_DEVICES, Tensor.tolist
 

@@ -15,6 +15,8 @@ import random
 
 import torch
 
+from encoderlib.checks import check_flag, check_seed, fail_type
+
 
 def default_device() -> torch.device:
     """The fastest device available: a CUDA GPU, else Apple's MPS, else the CPU.
@@ -49,13 +51,7 @@ def set_seed(seed: int) -> None:
         set_seed(0)
         torch.rand(2)  # tensor([0.4963, 0.7682]) after every set_seed(0)
     """
-    if not isinstance(seed, int) or isinstance(seed, bool):
-        raise TypeError(f"expected seed as an int, got {type(seed).__name__}")
-    if not -(2**63) <= seed < 2**64:
-        raise ValueError(
-            f"expected seed in [-2**63, 2**64), the range torch.manual_seed "
-            f"accepts, got {seed}"
-        )
+    check_seed("seed", seed)
     random.seed(seed)
     try:
         import numpy
@@ -82,11 +78,8 @@ def count_parameters(module: torch.nn.Module, trainable_only: bool = False) -> i
         20
     """
     if not isinstance(module, torch.nn.Module):
-        raise TypeError(f"expected an nn.Module, got {type(module).__name__}")
-    if not isinstance(trainable_only, bool):
-        raise TypeError(
-            f"expected trainable_only as a bool, got {type(trainable_only).__name__}"
-        )
+        raise fail_type("module", "an nn.Module", module)
+    check_flag("trainable_only", trainable_only)
     return sum(
         p.numel() for p in module.parameters() if p.requires_grad or not trainable_only
     )

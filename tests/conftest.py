@@ -1,7 +1,51 @@
-"""Shared test setup: the repository root on sys.path for the tools/ scripts."""
+"""Shared test setup: tools/ on sys.path, the offline environment, tiny models.
 
+- The repository's tools/ scripts (export.py, setup_cell.py, diagrams.py, ...)
+  import as top-level modules, and tests/bad_input.py (the one bad-input runner)
+  imports as `bad_input`.
+- Every test runs offline, as CI does: Hugging Face's hub and datasets libraries
+  are told never to reach the network (`make test` sets the same variables), so
+  nothing can hang on a download.
+- `tiny_config` and `tiny_encoder` build the small BERT-shaped encoder that most
+  tests need, seeded, in eval mode; a test that needs other sizes passes
+  overrides: `tiny_config(n_layers=1)`.
+"""
+
+import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
+
+import pytest
+import torch
+
+from encoderlib import Encoder, EncoderConfig
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
+
+OFFLINE = ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE")
+for variable in OFFLINE:  # before any test module imports datasets or transformers
+    os.environ.setdefault(variable, "1")
+
+
+@pytest.fixture
+def tiny_config() -> Callable[..., EncoderConfig]:
+    """Build a small BERT-shaped `EncoderConfig`: 50 tokens, 2 layers of 16, 2 heads."""
+
+    def build(**overrides):
+        sizes = dict(vocab_size=50, d_model=16, n_heads=2, n_layers=2, d_ff=32)
+        return EncoderConfig(**{**sizes, "max_len": 32, "dropout": 0.0, **overrides})
+
+    return build
+
+
+@pytest.fixture
+def tiny_encoder(tiny_config) -> Callable[..., Encoder]:
+    """Build a seeded `Encoder` of `tiny_config(**overrides)` in eval mode."""
+
+    def build(seed: int = 0, **overrides):
+        torch.manual_seed(seed)
+        return Encoder(tiny_config(**overrides)).eval()
+
+    return build

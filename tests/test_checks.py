@@ -25,7 +25,9 @@ def test_checks_return_what_they_accept():
 
 @pytest.mark.parametrize("dtype", [torch.uint8, torch.int8, torch.int16])
 def test_small_integer_ids_are_widened_never_read_as_a_mask(dtype):
-    ids = checks.check_ids("input_ids", torch.tensor([[1, 0, 2]], dtype=dtype), (1, 3), 5)
+    ids = checks.check_ids(
+        "input_ids", torch.tensor([[1, 0, 2]], dtype=dtype), (1, 3), 5
+    )
     assert ids.dtype == torch.int64 and ids.tolist() == [[1, 0, 2]]
 
 
@@ -37,7 +39,9 @@ def test_int32_and_int64_ids_pass_unchanged():
 
 def test_integer_masks_become_bool_and_bool_masks_pass_through():
     mask = torch.tensor([[1, 0]])
-    assert checks.as_bool_mask("attention_mask", mask, (1, 2)).tolist() == [[True, False]]
+    assert checks.as_bool_mask("attention_mask", mask, (1, 2)).tolist() == [
+        [True, False]
+    ]
     same = torch.tensor([[True, False]])
     assert checks.as_bool_mask("attention_mask", same, (1, 2)) is same
     assert checks.as_bool_mask("attention_mask", None, (1, 2)) is None
@@ -64,10 +68,24 @@ def test_count_host_reads_counts_what_would_wait():
         bool(x.any())
         x[x > 2]
         x.nonzero()
-    assert reads == ["tolist", "_local_scalar_dense", "index by a boolean mask", "nonzero"]
+    assert reads == [
+        "tolist",
+        "_local_scalar_dense",
+        "index by a boolean mask",
+        "nonzero",
+    ]
     assert checks.reads_values(x)  # restored after the block
 
 
 def test_reads_values_is_true_on_the_cpu_only():
     assert checks.reads_values(torch.zeros(1))
     assert not checks.reads_values(torch.zeros(1, device="meta"))
+
+
+def test_an_encoder_reports_bad_ids_and_masks_in_the_checks_words(tiny_encoder):
+    encoder = tiny_encoder()
+    ids = torch.tensor([[1, 2, 60]])
+    with pytest.raises(ValueError, match=r"expected input_ids in \[0, 50\)"):
+        encoder(ids)
+    with pytest.raises(ValueError, match=r"attention_mask values 0 or 1"):
+        encoder(ids.clamp(max=5), torch.tensor([[1, 2, 1]]))

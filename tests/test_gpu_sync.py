@@ -8,8 +8,9 @@ into an error. Everywhere, the same passes also run on the CPU with
 `encoderlib.checks.HOST_READ_DEVICES` emptied, so the code takes the paths a GPU
 run takes, and the operations that would wait are counted.
 
-`encoderlib.checks.count_host_reads` does the counting. The budget: none for a batch without padding, at most one for a padded batch
-(the packed path's count of real tokens), for BERT-, MiniLM- and ModernBERT-
+`encoderlib.checks.count_host_reads` does the counting. The budget: none for a
+batch without padding, at most one for a padded batch (the packed path's count
+of real tokens), for BERT-, MiniLM- and ModernBERT-
 shaped encoders, `SentenceEncoder.encode` and one step of `train`.
 """
 
@@ -35,8 +36,14 @@ CONFIGS = {
         vocab_size=100, d_model=24, n_heads=4, n_layers=2, d_ff=48, max_len=32
     ),
     "modernbert": EncoderConfig.modernbert_base(
-        vocab_size=100, d_model=32, n_heads=4, n_layers=3, d_ff=48, max_len=64,
-        window=4, pad_token_id=0,
+        vocab_size=100,
+        d_model=32,
+        n_heads=4,
+        n_layers=3,
+        d_ff=48,
+        max_len=64,
+        window=4,
+        pad_token_id=0,
     ),
 }
 
@@ -72,7 +79,9 @@ def forward_waits(config, device, padded, counter=None):
 
 @pytest.mark.parametrize("padded", [False, True], ids=["no padding", "padding"])
 @pytest.mark.parametrize("name", list(CONFIGS))
-def test_forward_waits_at_most_once_and_never_without_padding(name, padded, as_on_a_gpu):
+def test_forward_waits_at_most_once_and_never_without_padding(
+    name, padded, as_on_a_gpu
+):
     waits = forward_waits(CONFIGS[name], torch.device("cpu"), padded, as_on_a_gpu)
     assert len(waits) <= (1 if padded else 0), f"{name} forward would wait: {waits}"
 
@@ -81,7 +90,9 @@ def classifier_step(device, counter=None):
     torch.manual_seed(0)
     model = EncoderClassifier(Encoder(CONFIGS["minilm"]), n_classes=2, pooling="mean")
     ids, mask = batch(torch.device("cpu"), padded=True)
-    data = [{"input_ids": ids, "attention_mask": mask, "labels": torch.tensor([0, 1, 0])}]
+    data = [
+        {"input_ids": ids, "attention_mask": mask, "labels": torch.tensor([0, 1, 0])}
+    ]
 
     def loss_fn(model, batch):
         logits = model(batch["input_ids"], batch["attention_mask"])
@@ -105,6 +116,21 @@ def test_a_training_step_waits_at_most_twice(as_on_a_gpu):
     # One wait in the padded forward, one to read the loss into the history.
     waits = classifier_step(torch.device("cpu"), as_on_a_gpu)
     assert len(waits) <= 2, f"a train step would wait: {waits}"
+
+
+def test_a_padded_mean_pool_classifier_waits_no_more_than_its_encoder(as_on_a_gpu):
+    # Pooling and head read no values on a GPU: the mask is checked with
+    # checks.as_bool_mask, the shapes and dtypes on the host.
+    torch.manual_seed(0)
+    model = EncoderClassifier(Encoder(CONFIGS["minilm"]), n_classes=2, pooling="mean")
+    ids, mask = batch(torch.device("cpu"), padded=True)
+    with torch.no_grad():
+        model.eval()(ids, mask)  # warm-up
+        with as_on_a_gpu() as encoder_waits:
+            model.encoder(ids, mask)
+        with as_on_a_gpu() as waits:
+            model(ids, mask)
+    assert len(waits) <= min(len(encoder_waits), 1), f"classifier waits: {waits}"
 
 
 requires_cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
