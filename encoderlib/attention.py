@@ -8,7 +8,14 @@
 - 5. Multi-head attention with einops (chapters/05_multi_head_attention.ipynb)
 """
 
-__all__ = ["scaled_dot_product_attention", "MultiHeadAttention"]
+__all__ = [
+    "autocast_enabled",
+    "check_attention_inputs",
+    "scaled_dot_product_attention",
+    "fused_attention",
+    "check_tokens",
+    "MultiHeadAttention",
+]
 
 import math
 
@@ -17,9 +24,24 @@ import torch.nn.functional as F
 from einops import einsum, rearrange
 from torch import Tensor
 
+from encoderlib.checks import (
+    check_flag,
+    check_floating,
+    check_positive_int,
+    check_rate,
+    check_tensor,
+    fail_type,
+)
 
-def _autocast_enabled(device_type: str) -> bool:
-    """Whether `torch.autocast` is on for this device type (then dtypes may mix)."""
+
+def autocast_enabled(device_type: str) -> bool:
+    """Whether `torch.autocast` is on for this device type (then dtypes may mix).
+
+    Every dtype check of encoderlib's modules asks this first: inside
+    `torch.autocast` a float32 input meeting bfloat16 weights is intended, not a
+    mistake. `device_type` is a `torch.device`'s type ("cpu", "cuda", ...); a
+    type autocast does not know (such as "meta") gives False.
+    """
     try:
         return torch.is_autocast_enabled(device_type)
     except TypeError:  # PyTorch before 2.4 takes no argument
@@ -30,7 +52,7 @@ def _autocast_enabled(device_type: str) -> bool:
         return False
 
 
-def _check_attention_inputs(
+def check_attention_inputs(
     q: Tensor,
     k: Tensor,
     v: Tensor,
@@ -38,22 +60,24 @@ def _check_attention_inputs(
     dropout_p: float,
     score_bias: Tensor | None = None,
 ) -> None:
-    """Raise a clear error unless q, k, v, mask, dropout_p and score_bias fit."""
+    """Raise a clear error unless q, k, v, mask, dropout_p and score_bias fit.
+
+    The checks of `scaled_dot_product_attention`, for every attention function
+    that takes the same arguments (chapter 16's too): q, k and v float tensors
+    of at least 2 dims, of one dtype (outside `torch.autocast`), with matching
+    d_k and n_k and broadcasting leading axes; a boolean mask and a float
+    score_bias broadcastable to the scores (..., n_q, n_k); dropout_p in [0, 1).
+    A wrong type is a TypeError, a wrong shape or value a ValueError.
+    """
     for name, tensor in (("q", q), ("k", k), ("v", v)):
-        if not isinstance(tensor, Tensor):
-            raise TypeError(
-                f"expected {name} as a torch.Tensor, got {type(tensor).__name__}"
-            )
+        check_tensor(name, tensor)
         if tensor.dim() < 2:
             raise ValueError(
                 f"expected {name} of shape (..., n, d) with at least 2 dims, "
                 f"got {tuple(tensor.shape)}"
             )
-        if not tensor.is_floating_point():
-            raise TypeError(
-                f"expected {name} with a floating-point dtype, got {tensor.dtype}"
-            )
-    if len({q.dtype, k.dtype, v.dtype}) > 1 and not _autocast_enabled(q.device.type):
+        check_floating(name, tensor)
+    if len({q.dtype, k.dtype, v.dtype}) > 1 and not autocast_enabled(q.device.type):
         raise TypeError(
             f"expected q, k and v of one dtype, got q {q.dtype}, k {k.dtype} and "
             f"v {v.dtype}; convert them with .to(dtype)"
@@ -80,29 +104,24 @@ def _check_attention_inputs(
             "expected q, k and v whose leading (batch) dims broadcast, "
             f"got q {tuple(q.shape)}, k {tuple(k.shape)} and v {tuple(v.shape)}"
         ) from None
-    if mask is not None:
-        if not isinstance(mask, Tensor):
-            raise TypeError(
-                f"expected mask as a torch.Tensor, got {type(mask).__name__}"
-            )
-        if mask.dtype != torch.bool:
-            raise TypeError(
-                "expected a boolean mask (True = may attend), "
-                f"got dtype {mask.dtype}; convert a 0/1 mask with mask.bool()"
-            )
     scores_shape = (*batch, q.shape[-2], k.shape[-2])
     if mask is not None:
+        _check_bool_mask(mask, "True = may attend")
         _check_broadcasts_to("mask", mask, scores_shape)
     if score_bias is not None:
         _check_score_bias(score_bias, q, "q")
         _check_broadcasts_to("score_bias", score_bias, scores_shape)
-    if isinstance(dropout_p, bool) or not isinstance(dropout_p, (int, float)):
+    check_rate("dropout_p", dropout_p)
+
+
+def _check_bool_mask(mask: object, meaning: str) -> None:
+    """Raise unless `mask` is a boolean tensor: a 0/1 mask says how to convert it."""
+    check_tensor("mask", mask)
+    if mask.dtype != torch.bool:
         raise TypeError(
-            "expected dropout_p as a float in [0, 1), "
-            f"got {type(dropout_p).__name__} {dropout_p!r}"
+            f"expected a boolean mask ({meaning}), got dtype {mask.dtype}; "
+            "convert a 0/1 mask with mask.bool()"
         )
-    if not 0.0 <= dropout_p < 1.0:
-        raise ValueError(f"expected dropout_p in [0, 1), got {dropout_p}")
 
 
 def _check_broadcasts_to(name: str, tensor: Tensor, shape: tuple[int, ...]) -> None:
@@ -120,15 +139,13 @@ def _check_broadcasts_to(name: str, tensor: Tensor, shape: tuple[int, ...]) -> N
 
 def _check_score_bias(score_bias: object, like: Tensor, like_name: str) -> None:
     """Raise unless score_bias is a float tensor of `like`'s dtype (or autocast)."""
-    if not isinstance(score_bias, Tensor):
-        kind = type(score_bias).__name__
-        raise TypeError(f"expected score_bias as a torch.Tensor, got {kind}")
+    check_tensor("score_bias", score_bias)
     if not score_bias.is_floating_point():
         raise TypeError(
             "expected a floating-point score_bias (added to the scores), got "
             f"dtype {score_bias.dtype}; a boolean may-attend mask goes in mask="
         )
-    if score_bias.dtype != like.dtype and not _autocast_enabled(like.device.type):
+    if score_bias.dtype != like.dtype and not autocast_enabled(like.device.type):
         raise TypeError(
             f"expected score_bias of {like_name}'s dtype {like.dtype}, "
             f"got {score_bias.dtype}"
@@ -169,7 +186,7 @@ def scaled_dot_product_attention(
         >>> [tuple(t.shape) for t in scaled_dot_product_attention(q, k, v)]
         [(2, 4, 6, 8), (2, 4, 6, 6)]
     """
-    _check_attention_inputs(q, k, v, mask, dropout_p, score_bias)
+    check_attention_inputs(q, k, v, mask, dropout_p, score_bias)
     scores = einsum(q, k, "... i d, ... j d -> ... i j") / math.sqrt(q.shape[-1])
     if score_bias is not None:
         scores = scores + score_bias
@@ -194,13 +211,7 @@ def _multi_head_mask(mask: Tensor | None, b: int, h: int, n: int) -> Tensor | No
     """Return `mask` as 4 dims broadcastable to (b, h, n, n), or raise a clear error."""
     if mask is None:
         return None
-    if not isinstance(mask, Tensor):
-        raise TypeError(f"expected mask as a torch.Tensor, got {type(mask).__name__}")
-    if mask.dtype != torch.bool:
-        raise TypeError(
-            "expected a boolean mask (True = may attend / real token), "
-            f"got dtype {mask.dtype}; convert a 0/1 mask with mask.bool()"
-        )
+    _check_bool_mask(mask, "True = may attend / real token")
     if mask.dim() == 2:
         mask_4d = rearrange(mask, "b j -> b 1 1 j")  # key padding
     elif mask.dim() == 3:
@@ -238,7 +249,7 @@ def _multi_head_bias(score_bias: Tensor | None, x: Tensor, h: int) -> Tensor | N
     return score_bias.to(x.device)
 
 
-def _fused_attention(
+def fused_attention(
     q: Tensor,
     k: Tensor,
     v: Tensor,
@@ -246,7 +257,16 @@ def _fused_attention(
     dropout_p: float,
     score_bias: Tensor | None = None,
 ) -> Tensor:
-    """PyTorch's fused attention, with a zero output for a query that sees no key."""
+    """PyTorch's fused attention, with a zero output for a query that sees no key.
+
+    q, k, v are (b, h, n, e) (the layout of `MultiHeadAttention.heads`), `mask`
+    a boolean may-attend mask broadcastable to (b, h, n_q, n_k) and
+    `score_bias` a float bias added to the scores (chapter 17's positions); the
+    arguments are not checked here (`check_attention_inputs` does that). It
+    calls `torch.nn.functional.scaled_dot_product_attention`, whose kernels never
+    return the weights, and gives a zero context, never NaN, to a query that
+    may attend to no key. It reads no value on the host: a GPU never waits.
+    """
     if score_bias is not None:
         # SDPA takes one float mask: the bias, with -inf where `mask` hides a key.
         visible = score_bias > float("-inf")
@@ -269,24 +289,25 @@ def _fused_attention(
     return context.masked_fill(~has_key, 0.0)
 
 
-def _check_tokens(x: Tensor, d_model: int, dtype: torch.dtype | None = None) -> None:
-    """Raise a clear error unless x is a floating-point tensor (b, n, d_model).
+def check_tokens(x: object, d_model: int, dtype: torch.dtype | None = None) -> Tensor:
+    """Return x if it is a floating-point tensor (b, n, d_model); raise otherwise.
 
-    With `dtype`, x must also have that dtype (the module's parameters'), except
-    under `torch.autocast`, which mixes dtypes on purpose.
+    The input check of every attention and encoder layer. With `dtype`, x must
+    also have that dtype (the module's parameters'), except under
+    `torch.autocast`, which mixes dtypes on purpose. A non-tensor or a wrong
+    dtype is a TypeError, a wrong shape a ValueError.
     """
-    if not isinstance(x, Tensor):
-        raise TypeError(f"expected x as a torch.Tensor, got {type(x).__name__}")
+    check_tensor("x", x)
     if x.dim() != 3 or x.shape[-1] != d_model:
         raise ValueError(f"expected x of shape (b, n, {d_model}), got {tuple(x.shape)}")
-    if not x.is_floating_point():
-        raise TypeError(f"expected x with a floating-point dtype, got {x.dtype}")
-    if dtype is not None and x.dtype != dtype and not _autocast_enabled(x.device.type):
+    check_floating("x", x)
+    if dtype is not None and x.dtype != dtype and not autocast_enabled(x.device.type):
         raise TypeError(
             f"expected x of dtype {dtype}, the dtype of the module's parameters, "
             f"got {x.dtype}; convert x with x.to({dtype}) or the module with "
             f".to({x.dtype})"
         )
+    return x
 
 
 class MultiHeadAttention(torch.nn.Module):
@@ -307,12 +328,12 @@ class MultiHeadAttention(torch.nn.Module):
     for the position schemes of later chapters. A query with no
     key gets a zero context (its output is `out_proj.bias`), never NaN. Dropout
     acts on the attention weights, in training mode only. Raises ValueError for
-    sizes that are not positive ints, d_model not divisible by n_heads, dropout
-    outside [0, 1), and x or mask shapes that do not fit; TypeError for an x
-    that is not a float tensor of the parameters' dtype (outside
-    `torch.autocast`), a mask that is not boolean, a score_bias that is not a
-    float tensor of x's dtype, a qk_transform that is not an `nn.Module`, or
-    non-bool flags.
+    sizes below 1, d_model not divisible by n_heads, dropout outside [0, 1),
+    and x or mask shapes that do not fit; TypeError for sizes that are not
+    ints, a non-numeric dropout, an x that is not a float tensor of the
+    parameters' dtype (outside `torch.autocast`), a mask that is not boolean, a
+    score_bias that is not a float tensor of x's dtype, a qk_transform that is
+    not an `nn.Module`, or non-bool flags.
 
     Example::
 
@@ -332,25 +353,14 @@ class MultiHeadAttention(torch.nn.Module):
     ) -> None:
         """Make the four projections; `bias` gives them biases (see the class)."""
         super().__init__()
-        for name, value in (("d_model", d_model), ("n_heads", n_heads)):
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise ValueError(f"expected {name} as a positive int, got {value!r}")
+        check_positive_int("d_model", d_model)
+        check_positive_int("n_heads", n_heads)
         if d_model % n_heads != 0:
             raise ValueError(f"d_model={d_model} is not divisible by n_heads={n_heads}")
-        if isinstance(dropout, bool) or not isinstance(dropout, (int, float)):
-            raise TypeError(
-                "expected dropout as a float in [0, 1), "
-                f"got {type(dropout).__name__} {dropout!r}"
-            )
-        if not 0.0 <= dropout < 1.0:
-            raise ValueError(f"expected dropout in [0, 1), got {dropout}")
-        if not isinstance(bias, bool):
-            raise TypeError(f"expected bias as a bool, got {type(bias).__name__}")
+        check_rate("dropout", dropout)
+        check_flag("bias", bias)
         if qk_transform is not None and not isinstance(qk_transform, torch.nn.Module):
-            raise TypeError(
-                "expected qk_transform as an nn.Module or None, "
-                f"got {type(qk_transform).__name__}"
-            )
+            raise fail_type("qk_transform", "an nn.Module or None", qk_transform)
         self.d_model, self.n_heads, self.d_head = d_model, n_heads, d_model // n_heads
         self.dropout = dropout
         self.q_proj = torch.nn.Linear(d_model, d_model, bias=bias)
@@ -402,12 +412,8 @@ class MultiHeadAttention(torch.nn.Module):
         score_bias: Tensor | None = None,
     ) -> Tensor | tuple[Tensor, Tensor]:
         """Attend over the n tokens of x (b, n, d_model); see the class docstring."""
-        _check_tokens(x, self.d_model, self.q_proj.weight.dtype)
-        if not isinstance(return_weights, bool):
-            raise TypeError(
-                "expected return_weights as a bool, "
-                f"got {type(return_weights).__name__}"
-            )
+        check_tokens(x, self.d_model, self.q_proj.weight.dtype)
+        check_flag("return_weights", return_weights)
         b, n, _ = x.shape
         mask = _multi_head_mask(mask, b, self.n_heads, n)
         mask = None if mask is None else mask.to(x.device)
@@ -419,7 +425,7 @@ class MultiHeadAttention(torch.nn.Module):
                 q, k, v, mask, dropout_p, score_bias=score_bias
             )
         else:
-            context = _fused_attention(q, k, v, mask, dropout_p, score_bias)
+            context = fused_attention(q, k, v, mask, dropout_p, score_bias)
         out = self.out_proj(rearrange(context, "b h n d -> b n (h d)"))
         return (out, weights) if return_weights else out
 

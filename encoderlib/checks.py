@@ -240,7 +240,7 @@ def check_shape(name: str, x: Tensor, shape: Sequence[int | None], axes: str) ->
     check_tensor(name, x)
     sizes = tuple(x.shape)
     if len(sizes) != len(shape) or any(
-        want is not None and want != got for want, got in zip(shape, sizes)
+        want is not None and want != got for want, got in zip(shape, sizes, strict=True)
     ):
         wanted = ", ".join("*" if s is None else str(s) for s in shape)
         raise ValueError(

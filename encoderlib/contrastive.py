@@ -30,6 +30,14 @@ from einops import einsum
 from torch import Tensor, nn
 
 from encoderlib.attention import MultiHeadAttention
+from encoderlib.checks import (
+    check_floating,
+    check_ids,
+    check_number,
+    check_rate,
+    check_shape,
+    fail_type,
+)
 from encoderlib.data import PaddingCollator
 from encoderlib.pooling import mean_pool
 
@@ -37,32 +45,30 @@ from encoderlib.pooling import mean_pool
 def _check_vectors(
     x: Tensor, name: str, d: int | None = None, like: Tensor | None = None
 ) -> None:
-    # A clear error unless x is a floating-point (b, d) tensor (d fixed if given),
-    # of the dtype of `like` when given: mixed dtypes would fail deep in a matmul.
-    if not isinstance(x, Tensor):
-        raise TypeError(f"expected {name} as a torch.Tensor, got {type(x).__name__}")
-    if not x.is_floating_point():
-        raise TypeError(f"expected {name} with a floating-point dtype, got {x.dtype}")
+    # x as floating-point vectors (b, d) (d fixed if given), of the dtype of
+    # `like` when given: mixed dtypes would fail deep in a matrix product.
+    check_floating(name, x)
+    check_shape(name, x, (None, d), "b d")
     if like is not None and x.dtype != like.dtype:
         raise TypeError(
             f"expected {name} of dtype {like.dtype}, like the first argument, got "
             f"{x.dtype}"
         )
-    if x.dim() != 2 or (d is not None and x.shape[1] != d):
-        expected = "(b, d)" if d is None else f"(b, {d})"
-        raise ValueError(f"expected {name} of shape {expected}, got {tuple(x.shape)}")
 
 
-def _check_positive(name: str, value: object) -> None:
-    # A finite number > 0 (a temperature, an exponent).
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError(f"expected {name} as a float, got {value!r}")
-    if not (value > 0 and math.isfinite(value)):
-        raise ValueError(f"expected {name} > 0, got {value!r}")
-
-
-def _check_temperature(temperature: float) -> None:
-    _check_positive("temperature", temperature)
+def _check_temperature(temperature: object, dtype: torch.dtype | None = None) -> None:
+    # A finite temperature > 0; with `dtype`, the dtype the logits are computed
+    # in, also one whose logits cos / τ, in [-1/τ, 1/τ], and whose loss, up to
+    # 2/τ, stay finite: a smaller one would overflow to inf and give NaN.
+    check_number("temperature", temperature, 0.0, low_inclusive=False)
+    if dtype is not None:
+        largest = torch.finfo(dtype).max
+        if temperature < 2 / largest:
+            raise ValueError(
+                f"expected temperature >= {2 / largest:.3g} for logits in {dtype} "
+                f"(2 / temperature must stay below its largest value, "
+                f"{largest:.3g}), got {temperature!r}"
+            )
 
 
 def info_nce_loss(
@@ -84,8 +90,10 @@ def info_nce_loss(
     mean over the b queries, a scalar tensor. Raises `TypeError` for inputs that
     are not floating-point tensors of one dtype or a temperature that is not a
     number, and `ValueError` for shapes other than (b, d), (b, d) and (m, d), an
-    empty batch (b = 0: the mean over no queries is undefined) or a
-    temperature that is not finite and > 0.
+    empty batch (b = 0: the mean over no queries is undefined), a
+    temperature that is not finite and > 0, or one so small that 1 / temperature
+    overflows the dtype of the logits (below about 5.9e-39 in float32 and
+    bfloat16, 3.1e-5 in float16).
 
     Example::
 
@@ -108,8 +116,9 @@ def info_nce_loss(
         candidates = torch.cat([keys, negatives])  # (b + m, d)
     q = F.normalize(queries, dim=-1)
     k = F.normalize(candidates, dim=-1)
-    # cos(q_i, k_j) / τ; the right answer for row i is column i
-    logits = einsum(q, k, "i d, j d -> i j") / temperature
+    cosines = einsum(q, k, "i d, j d -> i j")  # cos(q_i, k_j)
+    _check_temperature(temperature, cosines.dtype)
+    logits = cosines / temperature  # the right answer for row i is column i
     return F.cross_entropy(logits, torch.arange(b, device=logits.device))
 
 
@@ -138,7 +147,7 @@ def alignment(x: Tensor, y: Tensor, alpha: float = 2) -> Tensor:
         )
     if x.shape[0] == 0:
         raise ValueError(f"expected at least one pair, got x of shape {tuple(x.shape)}")
-    _check_positive("alpha", alpha)
+    check_number("alpha", alpha, 0.0, low_inclusive=False)
     x, y = F.normalize(x, dim=-1), F.normalize(y, dim=-1)
     return (x - y).norm(dim=1).pow(alpha).mean()
 
@@ -166,7 +175,7 @@ def uniformity(x: Tensor, t: float = 2) -> Tensor:
         raise ValueError(
             f"expected x of shape (n, d) with n >= 2, got {tuple(x.shape)}"
         )
-    _check_positive("t", t)
+    check_number("t", t, 0.0, low_inclusive=False)
     x = F.normalize(x, dim=-1)
     squared = torch.pdist(x).pow(2)  # (n (n - 1) / 2,): every pair i < j once
     return torch.logsumexp(-t * squared, dim=0) - math.log(squared.numel())
@@ -188,11 +197,8 @@ def set_dropout(model: nn.Module, p: float) -> int:
         set_dropout(encoder, 0.1)  # 1 + 4 × n_layers settings in an Encoder
     """
     if not isinstance(model, nn.Module):
-        raise TypeError(f"expected an nn.Module, got {type(model).__name__}")
-    if isinstance(p, bool) or not isinstance(p, (int, float)):
-        raise TypeError(f"expected p as a float in [0, 1), got {p!r}")
-    if not 0 <= p < 1:
-        raise ValueError(f"expected p in [0, 1), got {p!r}")
+        raise fail_type("model", "an nn.Module", model)
+    check_rate("p", p)
     count = 0
     for module in model.modules():
         if isinstance(module, nn.Dropout):
@@ -217,28 +223,18 @@ def _check_batch(batch: object, name: str = "batch") -> None:
         )
 
 
-def _int64_ids(ids: object) -> object:
-    # Token ids of any integer dtype, read as int64 (what nn.Embedding needs).
-    if (
-        isinstance(ids, Tensor)
-        and not ids.is_floating_point()
-        and not ids.is_complex()
-        and ids.dtype not in (torch.bool, torch.long)
-    ):
-        return ids.long()
-    return ids
-
-
 def sentence_embeddings(encoder: nn.Module, batch: Mapping[str, Tensor]) -> Tensor:
     """Mean-pooled sentence vectors (b, d) for a padded batch, with gradients.
 
     `batch` holds `input_ids` (b, n) and `attention_mask` (b, n), as
-    `PaddingCollator` makes them, and optionally `token_type_ids`; ids of any
-    integer dtype are read as int64. The vectors are not normalised: the
-    losses compare them by cosine. Dropout acts if the encoder is in training
-    mode. An empty batch gives a (0, d) tensor. Raises `TypeError` when
-    `encoder` is not an `nn.Module` or `batch` not a mapping with `input_ids`;
-    the encoder and `mean_pool` raise for bad ids and masks.
+    `PaddingCollator` makes them, and optionally `token_type_ids`: tensors of
+    any integer dtype (`encoderlib.checks.check_ids` widens uint8, int8 and
+    int16 to int64 and refuses negative ids). The vectors are not normalised:
+    the losses compare them by cosine. Dropout acts if the encoder is in
+    training mode. An empty batch gives a (0, d) tensor. Raises `TypeError` when
+    `encoder` is not an `nn.Module`, `batch` not a mapping with `input_ids` or
+    ids not an integer tensor, `ValueError` for a negative id; the encoder and
+    `mean_pool` raise for other bad ids and masks.
 
     Example::
 
@@ -246,12 +242,13 @@ def sentence_embeddings(encoder: nn.Module, batch: Mapping[str, Tensor]) -> Tens
         sentence_embeddings(encoder, batch)  # (b, d_model)
     """
     if not isinstance(encoder, nn.Module):
-        raise TypeError(
-            f"expected encoder as an nn.Module, got {type(encoder).__name__}"
-        )
+        raise fail_type("encoder", "an nn.Module", encoder)
     _check_batch(batch)
     mask = batch.get("attention_mask")
-    ids, types = _int64_ids(batch["input_ids"]), _int64_ids(batch.get("token_type_ids"))
+    ids = check_ids("input_ids", batch["input_ids"], None, None)
+    types = batch.get("token_type_ids")
+    if types is not None:
+        types = check_ids("token_type_ids", types, None, None)
     h = encoder(ids, mask, types)  # (b, n, d)
     return mean_pool(h, mask)
 
@@ -499,7 +496,7 @@ def sts_spearman(
         sts_spearman(model.encode, sts.first, sts.second, sts.scores)  # about 82
     """
     if not callable(encode):
-        raise TypeError(f"expected encode as a callable, got {encode!r}")
+        raise fail_type("encode", "a callable", encode)
     for name, texts in (("first", first), ("second", second)):
         if isinstance(texts, (str, bytes)) or not isinstance(texts, Sequence):
             raise TypeError(f"expected {name} as a list of str, got {texts!r:.60}")

@@ -10,447 +10,60 @@
 """
 
 __all__ = [
-    "WORD_ORDER_ANIMALS",
-    "WORD_ORDER_PEOPLE",
-    "WORD_ORDER_VERBS",
-    "WORD_ORDER_PARTICIPLES",
-    "WORD_ORDER_ADJECTIVES",
-    "WORD_ORDER_LABELS",
-    "word_order_sentence",
-    "word_order_mirror",
-    "make_word_order_dataset",
-    "TEXT_CLASSIFICATION_DATASETS",
-    "load_text_classification",
     "restrict_vocabulary",
     "tokenize_dataset",
     "PaddingCollator",
     "data_loader",
+    "TEXT_CLASSIFICATION_DATASETS",
+    "load_text_classification",
+    "WORD_ORDER_ADJECTIVES",
+    "WORD_ORDER_ANIMALS",
+    "WORD_ORDER_LABELS",
+    "WORD_ORDER_PARTICIPLES",
+    "WORD_ORDER_PEOPLE",
+    "WORD_ORDER_VERBS",
+    "make_word_order_dataset",
+    "word_order_mirror",
+    "word_order_sentence",
     "STSPairs",
     "load_sts_benchmark",
 ]
 
-import random
-import socket
-import threading
 from collections.abc import Iterable, Mapping, Sequence
 from numbers import Integral
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 import torch
 from torch import Tensor
 
-if TYPE_CHECKING:  # for type hints only: the functions import them when called
+from encoderlib.checks import (
+    check_flag,
+    check_int,
+    check_positive_int,
+    check_seed,
+    fail_type,
+)
+from encoderlib.loading import (
+    TEXT_CLASSIFICATION_DATASETS,
+    STSPairs,
+    load_sts_benchmark,
+    load_text_classification,
+)
+from encoderlib.tokenization import SPECIAL_TOKENS, WordPieceTokenizer
+from encoderlib.word_order import (
+    WORD_ORDER_ADJECTIVES,
+    WORD_ORDER_ANIMALS,
+    WORD_ORDER_LABELS,
+    WORD_ORDER_PARTICIPLES,
+    WORD_ORDER_PEOPLE,
+    WORD_ORDER_VERBS,
+    make_word_order_dataset,
+    word_order_mirror,
+    word_order_sentence,
+)
+
+if TYPE_CHECKING:  # for type hints only: tokenize_dataset imports it when called
     import datasets
-
-    from encoderlib.tokenization import WordPieceTokenizer
-
-
-def _check_seed(seed: object, name: str = "seed") -> int:
-    # A seed every random source of the book accepts, as `set_seed` does: an int
-    # in [-2**63, 2**64), the range of torch.Generator.manual_seed.
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise TypeError(f"expected {name} as an int, got {seed!r}")
-    if not -(2**63) <= seed < 2**64:
-        raise ValueError(f"expected {name} in [-2**63, 2**64), got {seed}")
-    return seed
-
-
-WORD_ORDER_ANIMALS = (
-    "dog", "cat", "horse", "cow", "goat", "sheep",
-    "fox", "wolf", "bear", "duck", "mouse", "rabbit",
-)  # fmt: skip
-WORD_ORDER_PEOPLE = (
-    "teacher", "farmer", "doctor", "child", "nurse", "driver",
-    "baker", "artist", "student", "soldier", "pilot", "judge",
-)  # fmt: skip
-WORD_ORDER_VERBS = (
-    "chased", "followed", "watched", "pushed", "helped", "found",
-    "bit", "kicked", "saw", "heard", "called", "ignored",
-)  # fmt: skip
-# The passive needs the past participle: "was bitten by", not "was bit by".
-WORD_ORDER_PARTICIPLES = {verb: verb for verb in WORD_ORDER_VERBS} | {
-    "bit": "bitten",
-    "saw": "seen",
-}
-WORD_ORDER_ADJECTIVES = (
-    "old", "young", "small", "big", "tired", "happy", "angry", "quiet",
-)  # fmt: skip
-WORD_ORDER_LABELS = ("a person acts on an animal", "an animal acts on a person")
-
-
-def word_order_sentence(
-    agent: str,
-    verb: str,
-    patient: str,
-    passive: bool = False,
-    agent_adjective: str = "",
-    patient_adjective: str = "",
-) -> str:
-    """One sentence of the word-order task: who (`agent`) did what to whom.
-
-    `verb` is in the past tense, as in `WORD_ORDER_VERBS`. Active: "the old dog
-    chased the teacher". Passive: "the teacher was chased by the old dog", with
-    the verb's past participle from `WORD_ORDER_PARTICIPLES` ("the teacher was
-    bitten by the dog"). The adjectives are optional ("" for none). Raises
-    `TypeError` when an argument is not a str (a bool for `passive`), and
-    `ValueError` for a passive sentence whose verb has no known participle.
-
-    Example::
-
-        word_order_sentence("dog", "bit", "judge")  # 'the dog bit the judge'
-        word_order_sentence("dog", "bit", "judge", passive=True)  # '... bitten ...'
-    """
-    words = {
-        "agent": agent,
-        "verb": verb,
-        "patient": patient,
-        "agent_adjective": agent_adjective,
-        "patient_adjective": patient_adjective,
-    }
-    for name, word in words.items():
-        if not isinstance(word, str):
-            raise TypeError(f"expected {name} as a str, got {type(word).__name__}")
-    if not isinstance(passive, bool):
-        raise TypeError(f"expected passive as a bool, got {type(passive).__name__}")
-    a = " ".join(w for w in ("the", agent_adjective, agent) if w)
-    p = " ".join(w for w in ("the", patient_adjective, patient) if w)
-    if not passive:
-        return f"{a} {verb} {p}"
-    if verb not in WORD_ORDER_PARTICIPLES:
-        raise ValueError(
-            f"expected a verb of WORD_ORDER_VERBS for the passive (its participle "
-            f"is needed), got {verb!r}"
-        )
-    return f"{p} was {WORD_ORDER_PARTICIPLES[verb]} by {a}"
-
-
-def word_order_mirror(text: str) -> str:
-    """The sentence with its animal and its person swapped: the other label.
-
-    "the old dog chased the teacher" → "the old teacher chased the dog". Every
-    word stays (adjectives keep their places), so the mirror has the same bag
-    of words, and the label flips: who acts on whom is reversed. Raises
-    `TypeError` for a non-str and `ValueError` unless the sentence names exactly
-    one animal and one person.
-
-    Example::
-
-        word_order_mirror("the dog bit the judge")  # 'the judge bit the dog'
-    """
-    if not isinstance(text, str):
-        raise TypeError(f"expected text as a str, got {type(text).__name__}")
-    words = text.split()
-    animals = [i for i, w in enumerate(words) if w in WORD_ORDER_ANIMALS]
-    people = [i for i, w in enumerate(words) if w in WORD_ORDER_PEOPLE]
-    if len(animals) != 1 or len(people) != 1:
-        raise ValueError(
-            f"expected one animal and one person in the sentence, got {text!r}"
-        )
-    (i,), (j,) = animals, people
-    words[i], words[j] = words[j], words[i]
-    return " ".join(words)
-
-
-def make_word_order_dataset(
-    n_train: int = 2000, n_test: int = 500, seed: int = 0, passive: float = 0.0
-) -> "datasets.DatasetDict":
-    """The book's own classification task, which a bag of words cannot solve.
-
-    Every sentence names one animal and one person, and one of them acts on the
-    other: "the old dog chased the teacher". The label says who acted: 1 when
-    an animal acts on a person, 0 when a person acts on an animal. The recipe,
-    with `random.Random(seed)`: each split holds both labels equally often
-    (one more 0 when its size is odd), in shuffled order; for each sentence the
-    animal, the person, the verb (12 of each) are drawn uniformly, each noun gets
-    one of 8 adjectives with probability 1/2, and the sentence is in the
-    passive voice ("the teacher was chased by the old dog") with probability
-    `passive`. The training split is drawn first. A sentence drawn twice is drawn
-    again, and so is a test sentence whose bag of words (the words, counted,
-    in any order) belongs to a training sentence: no test sentence is a
-    training sentence, its mirror or any other reordering of one, so the test
-    split measures what was learned, not what was memorised. Swapping the two
-    nouns (`word_order_mirror`) keeps every word and flips the label, and both
-    orders are equally likely: given the words alone, each label has
-    probability 1/2, so any bag-of-words classifier is at chance. Returns a
-    `datasets.DatasetDict` with "train" and "test" splits of columns `text` and
-    `label` (a `ClassLabel` named by `WORD_ORDER_LABELS`). Raises `TypeError`
-    for arguments of the wrong type and `ValueError` for negative sizes, a
-    seed outside [-2**63, 2**64), a `passive` outside [0, 1], or more sentences than
-    the recipe draws quickly.
-
-    Example::
-
-        task = make_word_order_dataset(n_train=8, n_test=4)
-        task["train"][0]  # {'text': 'the ... the ...', 'label': 0 or 1}
-    """
-    import datasets
-
-    _check_seed(seed)
-    for name, value in (("n_train", n_train), ("n_test", n_test)):
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise TypeError(f"expected {name} as an int, got {value!r}")
-        if value < 0:
-            raise ValueError(f"expected {name} >= 0, got {value!r}")
-    if isinstance(passive, bool) or not isinstance(passive, (int, float)):
-        raise TypeError(f"expected passive as a float in [0, 1], got {passive!r}")
-    if not 0.0 <= passive <= 1.0:
-        raise ValueError(f"expected passive in [0, 1], got {passive!r}")
-    voices = 2 if 0.0 < passive < 1.0 else 1
-    adjectives = (len(WORD_ORDER_ADJECTIVES) + 1) ** 2  # each noun: one or none
-    per_label = (
-        len(WORD_ORDER_ANIMALS) * len(WORD_ORDER_PEOPLE) * len(WORD_ORDER_VERBS)
-    ) * (adjectives * voices)
-    # A training sentence rules out at most two test sentences of each label
-    # (the reorderings of its words): with at most a quarter of a label's
-    # sentences in use, at least half of every draw is accepted.
-    capacity = per_label // 4
-    if n_train + n_test > capacity:
-        raise ValueError(
-            f"expected at most {capacity:,} sentences in all, got "
-            f"n_train={n_train} and n_test={n_test}"
-        )
-    rng = random.Random(seed)
-    seen: set[str] = set()
-    training_bags: set[tuple[str, ...]] = set()
-
-    def bag(text: str) -> tuple[str, ...]:  # the words, counted, in no order
-        return tuple(sorted(text.split()))
-
-    def sentence(label: int) -> str:
-        animal = rng.choice(WORD_ORDER_ANIMALS)
-        person = rng.choice(WORD_ORDER_PEOPLE)
-        agent, patient = (animal, person) if label == 1 else (person, animal)
-        verb = rng.choice(WORD_ORDER_VERBS)
-        agent_adjective, patient_adjective = (
-            rng.choice(WORD_ORDER_ADJECTIVES) if rng.random() < 0.5 else ""
-            for _ in range(2)
-        )
-        voice = rng.random() < passive
-        return word_order_sentence(
-            agent, verb, patient, voice, agent_adjective, patient_adjective
-        )
-
-    def draw(count: int, held_out: bool) -> dict[str, list]:
-        labels = [i % 2 for i in range(count)]
-        rng.shuffle(labels)
-        texts = []
-        for label in labels:
-            text = sentence(label)
-            while text in seen or (held_out and bag(text) in training_bags):
-                text = sentence(label)
-            seen.add(text)
-            texts.append(text)
-        return {"text": texts, "label": labels}
-
-    features = datasets.Features(
-        {
-            "text": datasets.Value("string"),
-            "label": datasets.ClassLabel(names=list(WORD_ORDER_LABELS)),
-        }
-    )
-    train = draw(n_train, held_out=False)
-    training_bags.update(bag(text) for text in train["text"])
-    splits = {"train": train, "test": draw(n_test, held_out=True)}
-    return datasets.DatasetDict(
-        {
-            name: datasets.Dataset.from_dict(split, features=features)
-            for name, split in splits.items()
-        }
-    )
-
-
-TEXT_CLASSIFICATION_DATASETS = {
-    # book name: (hub repository, text column, {our split: its split}, label names)
-    "ag_news": (
-        "fancyzhx/ag_news",
-        "text",
-        {"train": "train", "test": "test"},
-        ("World", "Sports", "Business", "Sci/Tech"),
-    ),
-    "imdb": (
-        "stanfordnlp/imdb",
-        "text",
-        {"train": "train", "test": "test"},
-        ("neg", "pos"),
-    ),
-    "sst2": (  # its test split has no labels (all -1): validation serves as test
-        "stanfordnlp/sst2",
-        "sentence",
-        {"train": "train", "test": "validation"},
-        ("negative", "positive"),
-    ),
-}
-
-
-_HUB = ("huggingface.co", 443)
-_OFF = {"1", "ON", "YES", "TRUE"}  # what huggingface_hub reads as "set"
-
-
-def _hub_unreachable(timeout: float = 2.0) -> str | None:
-    # Why the hub cannot be used now, or None if a TCP connection to it opened.
-    # The offline switches are read first; then one connection is tried in a
-    # thread that we wait for at most `timeout` seconds, since a failing DNS
-    # lookup can take much longer than the connection's own timeout.
-    import os
-
-    for variable in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"):
-        value = os.environ.get(variable, "")
-        if value.strip().upper() in _OFF:
-            return f"{variable}={value} is set"
-    outcome: dict[str, BaseException | bool] = {}
-
-    def connect() -> None:
-        try:
-            socket.create_connection(_HUB, timeout=timeout).close()
-            outcome["open"] = True
-        except OSError as error:
-            outcome["error"] = error
-
-    probe = threading.Thread(target=connect, daemon=True)
-    probe.start()
-    probe.join(timeout)
-    if outcome.get("open"):
-        return None
-    host = f"{_HUB[0]}:{_HUB[1]}"
-    if "error" in outcome:
-        return f"{host} is unreachable: {type(outcome['error']).__name__}"
-    return f"{host} did not answer within {timeout:g} s"
-
-
-def _local_data_files(path: Path) -> dict[str, list[str]]:
-    # Parquet files of a hub data set's folder, by split: "train-00000-of-00001"
-    # or "data/test-00000-of-00002" give their split by name, the converted
-    # layout "plain_text/train/0000.parquet" by folder.
-    if not path.is_dir():
-        raise FileNotFoundError(f"expected a folder of parquet files at {str(path)!r}")
-    files: dict[str, list[str]] = {}
-    for file in sorted(path.rglob("*.parquet")):
-        split = file.stem.split("-")[0]
-        if split.isdigit():
-            split = file.parent.name
-        files.setdefault(split, []).append(str(file))
-    if not files:
-        raise FileNotFoundError(f"expected parquet files under {str(path)!r}, got none")
-    return files
-
-
-def _normalise_splits(loaded, name: str, source: str):
-    # Our layout: "train" and "test" splits of `text` and a ClassLabel `label`.
-    import datasets
-
-    _, text_column, splits, label_names = TEXT_CLASSIFICATION_DATASETS[name]
-    result = {}
-    for ours, theirs in splits.items():
-        if theirs not in loaded:
-            raise ValueError(
-                f"{name}: expected a {theirs!r} split in {source}, got {list(loaded)}"
-            )
-        split = loaded[theirs]
-        missing = {text_column, "label"} - set(split.column_names)
-        if missing:
-            raise ValueError(
-                f"{name}: expected columns {text_column!r} and 'label' in {source}, "
-                f"got {split.column_names}"
-            )
-        split = split.select_columns([text_column, "label"])
-        if text_column != "text":
-            split = split.rename_column(text_column, "text")
-        if not isinstance(split.features["label"], datasets.ClassLabel):
-            labels = datasets.ClassLabel(names=list(label_names))
-            split = split.cast_column("label", labels)
-        result[ours] = split
-    return datasets.DatasetDict(result)
-
-
-def _sizes(dataset) -> str:
-    return ", ".join(f"{len(split):,} {name}" for name, split in dataset.items())
-
-
-def load_text_classification(
-    name: str,
-    *,
-    path: str | Path | None = None,
-    verbose: bool = True,
-    cache_dir: str | Path | None = None,
-) -> "datasets.DatasetDict":
-    """A text-classification data set: "train" and "test" of `text` and `label`.
-
-    `name` is "ag_news" (news topics, 4 classes), "imdb" (film reviews, 2),
-    "sst2" (sentences of film reviews, 2; its validation split serves as test,
-    as its test labels are hidden) or "word_order" (the book's own task,
-    `make_word_order_dataset()`). A hub name loads `datasets.load_dataset` of
-    its repository (`TEXT_CLASSIFICATION_DATASETS`), or with `path` a local copy
-    of it: a folder of parquet files in the hub's layout, such as
-    `data/train-00000-of-00001.parquet`. It never waits on a network: when
-    `HF_HUB_OFFLINE` or `HF_DATASETS_OFFLINE` is set, or huggingface.co does
-    not answer within 2 seconds, or the hub's loading fails, it returns the
-    word-order task instead. With `verbose` it prints one line saying which
-    data set it returns and why. The label is always a `ClassLabel`, whose
-    `names` say what the classes are. `cache_dir` goes to `load_dataset`.
-    Returns a `datasets.DatasetDict`. Raises `TypeError` when `name` is not a
-    str, `path` or `cache_dir` not a str or Path, or `verbose` not a bool;
-    `ValueError` for an unknown name, a `path` for the word-order task, or a
-    local copy without the expected splits and columns; `FileNotFoundError`
-    when `path` holds no parquet files.
-
-    Example::
-
-        news = load_text_classification("ag_news")  # offline: the word-order task
-        news["train"].features["label"].names  # what the classes are
-    """
-    import datasets
-
-    choices = (*TEXT_CLASSIFICATION_DATASETS, "word_order")
-    if not isinstance(name, str):
-        raise TypeError(f"expected name as a str, one of {choices}, got {name!r}")
-    if name not in choices:
-        raise ValueError(f"expected name in {choices}, got {name!r}")
-    for argument, value in (("path", path), ("cache_dir", cache_dir)):
-        if value is not None and not isinstance(value, (str, Path)):
-            raise TypeError(
-                f"expected {argument} as a str or Path, got {type(value).__name__}"
-            )
-    if not isinstance(verbose, bool):
-        raise TypeError(f"expected verbose as a bool, got {verbose!r}")
-
-    def report(message: str) -> None:
-        if verbose:
-            print(message)
-
-    if name == "word_order":
-        if path is not None:
-            raise ValueError("the word-order task is made, not loaded: drop path=")
-        dataset = make_word_order_dataset()
-        report(f"word_order: the book's task, made here ({_sizes(dataset)})")
-        return dataset
-    repository = TEXT_CLASSIFICATION_DATASETS[name][0]
-    if path is not None:
-        path = Path(path)
-        loaded = datasets.load_dataset(
-            "parquet", data_files=_local_data_files(path), cache_dir=cache_dir
-        )
-        dataset = _normalise_splits(loaded, name, str(path))
-        report(f"{name}: the local copy in {path} ({_sizes(dataset)})")
-        return dataset
-    reason = _hub_unreachable()
-    if reason is None:
-        try:
-            loaded = datasets.load_dataset(repository, cache_dir=cache_dir)
-            dataset = _normalise_splits(loaded, name, repository)
-        except Exception as error:  # the hub refused, or the files changed
-            reason = f"loading {repository} failed: {type(error).__name__}"
-        else:
-            report(
-                f"{name}: {repository} from the Hugging Face hub ({_sizes(dataset)})"
-            )
-            return dataset
-    dataset = make_word_order_dataset()
-    report(
-        f"{name}: using the book's word-order task instead ({_sizes(dataset)}), "
-        f"because {reason}"
-    )
-    return dataset
 
 
 def restrict_vocabulary(
@@ -477,8 +90,6 @@ def restrict_vocabulary(
         small = restrict_vocabulary(WordPieceTokenizer.from_minilm(), ["the dog"])
         small.tokenize("the dog")  # ['the', 'dog'], as the full vocabulary cuts it
     """
-    from encoderlib.tokenization import SPECIAL_TOKENS, WordPieceTokenizer
-
     if not isinstance(tokenizer, WordPieceTokenizer):
         raise TypeError(
             f"expected a WordPieceTokenizer, got {type(tokenizer).__name__}"
@@ -487,8 +98,7 @@ def restrict_vocabulary(
         raise TypeError("expected a list of str, got a single str")
     if not isinstance(texts, Iterable):
         raise TypeError(f"expected a list of str, got {type(texts).__name__}")
-    if not isinstance(keep_characters, bool):
-        raise TypeError(f"expected keep_characters as a bool, got {keep_characters!r}")
+    check_flag("keep_characters", keep_characters)
     used = set(SPECIAL_TOKENS) & set(tokenizer.vocab)
     for i, text in enumerate(texts):  # a list, or a data set's column
         if not isinstance(text, str):
@@ -555,12 +165,7 @@ def tokenize_dataset(
         raise TypeError(
             f"expected keep_columns as a list of column names, got {keep_columns!r}"
         )
-    if isinstance(max_length, bool) or not isinstance(max_length, int):
-        raise TypeError(f"expected max_length as an int, got {max_length!r}")
-    if max_length < 2:
-        raise ValueError(
-            f"expected max_length >= 2 ([CLS] and [SEP]), got {max_length}"
-        )
+    check_int("max_length", max_length, 2)  # room for [CLS] and [SEP]
     for column in (text_column, pair_column):
         if column is not None and column not in dataset.column_names:
             raise ValueError(
@@ -647,12 +252,9 @@ class PaddingCollator:
 
         See the class docstring for the batch it makes and what it raises.
         """
-        if isinstance(pad_token_id, bool) or not isinstance(pad_token_id, int):
-            raise TypeError(f"expected pad_token_id as an int, got {pad_token_id!r}")
-        if pad_token_id < 0:
-            raise ValueError(f"expected pad_token_id >= 0, got {pad_token_id}")
+        check_int("pad_token_id", pad_token_id, 0)
         if not isinstance(label_key, str):
-            raise TypeError(f"expected label_key as a str, got {label_key!r}")
+            raise fail_type("label_key", "a str", label_key)
         self.pad_token_id, self.label_key = pad_token_id, label_key
 
     def __call__(self, examples: Sequence[Mapping[str, Any]]) -> dict[str, Tensor]:
@@ -760,15 +362,11 @@ def data_loader(
             f"got {type(dataset).__name__}"
         )
     if not callable(collate_fn):
-        raise TypeError(f"expected collate_fn as a callable, got {collate_fn!r}")
-    if isinstance(batch_size, bool) or not isinstance(batch_size, int):
-        raise TypeError(f"expected batch_size as an int, got {batch_size!r}")
-    if batch_size < 1:
-        raise ValueError(f"expected batch_size >= 1, got {batch_size}")
-    for name, flag in (("shuffle", shuffle), ("drop_last", drop_last)):
-        if not isinstance(flag, bool):
-            raise TypeError(f"expected {name} as a bool, got {flag!r}")
-    generator = torch.Generator().manual_seed(_check_seed(seed))
+        raise fail_type("collate_fn", "a callable", collate_fn)
+    check_positive_int("batch_size", batch_size)
+    check_flag("shuffle", shuffle)
+    check_flag("drop_last", drop_last)
+    generator = torch.Generator().manual_seed(check_seed("seed", seed))
     return torch.utils.data.DataLoader(
         dataset,
         batch_size=batch_size,
@@ -776,158 +374,4 @@ def data_loader(
         collate_fn=collate_fn,
         generator=generator,
         drop_last=drop_last,
-    )
-
-
-class _STSFields(NamedTuple):
-    first: list[str]
-    second: list[str]
-    scores: list[float]
-    source: str
-
-
-class STSPairs(_STSFields):
-    """Sentence pairs with gold similarity scores, 0 (unrelated) to 5 (same meaning).
-
-    `first[i]` and `second[i]` form pair i, scored `scores[i]`; `source` says
-    where the pairs were read from. Raises `TypeError` when the sentences are
-    not lists of str, the scores not numbers or `source` not a str, and
-    `ValueError` when the three lists differ in length or a score lies outside
-    [0, 5].
-
-    Example::
-
-        pairs = STSPairs(["A cat sat."], ["A cat was sitting."], [4.8], "by hand")
-        pairs.scores[0]  # 4.8
-    """
-
-    __slots__ = ()
-
-    def __new__(
-        cls, first: list[str], second: list[str], scores: list[float], source: str
-    ) -> "STSPairs":
-        for name, texts in (("first", first), ("second", second)):
-            if not isinstance(texts, list) or not all(
-                isinstance(t, str) for t in texts
-            ):
-                raise TypeError(f"expected {name} as a list of str, got {texts!r:.60}")
-        if not isinstance(scores, list) or not all(
-            isinstance(s, (int, float)) and not isinstance(s, bool) for s in scores
-        ):
-            raise TypeError(f"expected scores as a list of numbers, got {scores!r:.60}")
-        if not isinstance(source, str):
-            raise TypeError(f"expected source as a str, got {source!r}")
-        if not len(first) == len(second) == len(scores):
-            raise ValueError(
-                f"expected first, second and scores of one length, got {len(first)}, "
-                f"{len(second)} and {len(scores)}"
-            )
-        if any(not 0 <= s <= 5 for s in scores):
-            raise ValueError(
-                f"expected scores in [0, 5], got {min(scores)} to {max(scores)}"
-            )
-        return super().__new__(cls, first, second, [float(s) for s in scores], source)
-
-
-_STS_VARIABLE = "ENCODER_BOOK_STS"  # documented in load_sts_benchmark
-
-
-def _shared_sts_path() -> Path:
-    # The project's copy of the STS Benchmark test split. `ENCODER_BOOK_STS` names
-    # it (the file sts-test.csv, or the folder that holds it); by default it is
-    # ../shared/data/stsbenchmark next to the repository, where CI keeps shared
-    # data. A pip-installed encoderlib has no such neighbour: the path does not
-    # exist, and the loader goes on to the hub.
-    import os
-
-    import encoderlib
-
-    chosen = os.environ.get(_STS_VARIABLE)
-    if chosen:
-        path = Path(chosen).expanduser()
-    else:
-        root = Path(encoderlib.__file__).resolve().parent.parent
-        path = root.parent / "shared" / "data" / "stsbenchmark"
-    return path / "sts-test.csv" if path.is_dir() else path
-
-
-def _read_sts_file(path: Path) -> STSPairs:
-    # The original layout, split on tabs only (sentences hold quote characters):
-    # genre, file, year, id, score, sentence 1, sentence 2[, source, licence].
-    first, second, scores = [], [], []
-    with open(path, encoding="utf-8") as lines:
-        for number, line in enumerate(lines, start=1):
-            fields = line.rstrip("\n").split("\t")
-            if len(fields) < 7:
-                raise ValueError(
-                    f"{path}:{number}: expected at least 7 tab-separated fields, "
-                    f"got {len(fields)}"
-                )
-            try:
-                scores.append(float(fields[4]))
-            except ValueError:
-                raise ValueError(
-                    f"{path}:{number}: expected a score in the fifth field, got "
-                    f"{fields[4]!r}"
-                ) from None
-            first.append(fields[5])
-            second.append(fields[6])
-    return STSPairs(first, second, scores, str(path))
-
-
-def load_sts_benchmark(
-    path: str | Path | None = None, hub: bool = True
-) -> STSPairs | None:
-    """The STS Benchmark test split (Cer et al., 2017, arXiv:1708.00055), or None.
-
-    With `path`, reads that file: the original tab-separated layout (genre,
-    file, year, id, score, sentence 1, sentence 2, …), split on tabs only, as its
-    sentences hold quote characters. Without it, reads the project's copy: the
-    file or folder named by the environment variable `ENCODER_BOOK_STS`, by
-    default `../shared/data/stsbenchmark/sts-test.csv` next to the repository,
-    if it is there; else, with `hub=True` and a network, loads the 1,379 test
-    pairs with `datasets.load_dataset("sentence-transformers/stsb",
-    split="test")` (its scores, 0 to 1, are scaled to 0 to 5). It never hangs:
-    it asks the hub only after chapter 10's fail-fast probe (the offline
-    switches `HF_HUB_OFFLINE` and `HF_DATASETS_OFFLINE`, then one connection
-    attempt of at most 2 seconds). Returns `STSPairs`, or None, and prints why,
-    when no data is available. Raises `TypeError` when `path` is not a str or
-    Path or `hub` not a bool, `FileNotFoundError` when `path` names no file, and
-    `ValueError` for a file not in the tab-separated layout.
-
-    Example::
-
-        sts = load_sts_benchmark()  # None offline without a local copy
-        len(sts.scores)  # 1379
-    """
-    if path is not None and not isinstance(path, (str, Path)):
-        raise TypeError(f"expected path as a str or Path, got {type(path).__name__}")
-    if not isinstance(hub, bool):
-        raise TypeError(f"expected hub as a bool, got {hub!r}")
-    if path is not None:
-        path = Path(path)
-        if not path.is_file():
-            raise FileNotFoundError(f"expected an STS Benchmark file at {str(path)!r}")
-        return _read_sts_file(path)
-    shared = _shared_sts_path()
-    if shared.is_file():
-        return _read_sts_file(shared)
-    if not hub:
-        return None
-    reason = _hub_unreachable()
-    if reason is not None:
-        print(f"STS Benchmark: no local copy, and the hub is not asked: {reason}")
-        return None
-    try:
-        import datasets
-
-        test = datasets.load_dataset("sentence-transformers/stsb", split="test")
-    except Exception as error:  # no package, no network after all, a refusal
-        print(f"STS Benchmark: loading it from the hub failed: {error!r}")
-        return None
-    return STSPairs(
-        list(test["sentence1"]),
-        list(test["sentence2"]),
-        [5 * score for score in test["score"]],
-        "the Hugging Face hub (sentence-transformers/stsb, test split)",
     )

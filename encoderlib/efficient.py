@@ -7,6 +7,7 @@
 """
 
 __all__ = [
+    "native_stderr_silenced",
     "peak_memory",
     "sliding_window_mask",
     "blocked_local_attention",
@@ -24,22 +25,24 @@ import torch
 import torch.nn.functional as F
 from einops import einsum, rearrange
 from torch import Tensor, nn
+from torch.profiler import ProfilerActivity, profile
 
 from encoderlib.attention import (
     MultiHeadAttention,
-    _check_attention_inputs,
-    _check_tokens,
-    _fused_attention,
+    check_attention_inputs,
+    check_tokens,
     scaled_dot_product_attention,
 )
+from encoderlib.checks import as_bool_mask, check_int, check_positive_int, fail_type
 
 
 @contextlib.contextmanager
-def _native_stderr_silenced() -> Iterator[None]:
+def native_stderr_silenced() -> Iterator[None]:
     """Send what C++ code writes to the process's stderr (file 2) to /dev/null.
 
     torch.profiler's engine (Kineto) writes two log lines there when it starts
-    and stops; Python's own exceptions and warnings are not affected.
+    and stops; Python's own exceptions and warnings are not affected. Use it as
+    `with native_stderr_silenced(): ...`; it takes no arguments.
     """
     try:
         saved = os.dup(2)
@@ -54,6 +57,19 @@ def _native_stderr_silenced() -> Iterator[None]:
         os.dup2(saved, 2)
         os.close(saved)
         os.close(devnull)
+
+
+def _as_device(device: object, *, optional: bool = False) -> torch.device | None:
+    # A str or torch.device (None too when `optional`) as a torch.device.
+    if device is None and optional:
+        return None
+    if not isinstance(device, (str, torch.device)):
+        wanted = "a str, torch.device or None" if optional else "a str or torch.device"
+        raise fail_type("device", wanted, device)
+    try:
+        return torch.device(device)
+    except RuntimeError:
+        raise ValueError(f"expected a device such as 'cpu', got {device!r}") from None
 
 
 def peak_memory(
@@ -80,18 +96,8 @@ def peak_memory(
         4000000
     """
     if not callable(function):
-        raise TypeError(
-            f"expected function as a callable taking no arguments, got "
-            f"{type(function).__name__}"
-        )
-    if not isinstance(device, (str, torch.device)):
-        raise TypeError(
-            f"expected device as a str or torch.device, got {type(device).__name__}"
-        )
-    try:
-        device = torch.device(device)
-    except RuntimeError:
-        raise ValueError(f"expected a device such as 'cpu', got {device!r}") from None
+        raise fail_type("function", "a callable taking no arguments", function)
+    device = _as_device(device)
     if device.type == "cuda":
         if not torch.cuda.is_available():
             raise ValueError(f"expected an available device, got {device} (no CUDA)")
@@ -103,9 +109,7 @@ def peak_memory(
         return torch.cuda.max_memory_allocated(device) - before
     if device.type != "cpu":
         raise ValueError(f"expected device 'cpu' or 'cuda', got {str(device)!r}")
-    from torch.profiler import ProfilerActivity, profile
-
-    with _native_stderr_silenced(), warnings.catch_warnings():
+    with native_stderr_silenced(), warnings.catch_warnings():
         # Some torch versions warn that a profile keeps only its last cycle's
         # events; this profile has one cycle.
         warnings.filterwarnings("ignore", "Warning: Profiler clears events")
@@ -124,15 +128,6 @@ def peak_memory(
         alive += event.nbytes()
         peak = max(peak, alive)
     return peak
-
-
-def _check_int(name: str, value: object, lowest: int) -> None:
-    # An int (not a bool) of at least `lowest`, or a clear error.
-    words = "a positive int" if lowest == 1 else f"an int >= {lowest}"
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"expected {name} as {words}, got {value!r}")
-    if value < lowest:
-        raise ValueError(f"expected {name} as {words}, got {value!r}")
 
 
 def sliding_window_mask(
@@ -156,41 +151,24 @@ def sliding_window_mask(
                 [0, 1, 1, 1],
                 [0, 0, 1, 1]], dtype=torch.int32)
     """
-    _check_int("n", n, 0)
-    _check_int("window", window, 0)
-    if device is not None:
-        if not isinstance(device, (str, torch.device)):
-            raise TypeError(
-                f"expected device as a str, torch.device or None, "
-                f"got {type(device).__name__}"
-            )
-        try:
-            device = torch.device(device)
-        except RuntimeError:
-            raise ValueError(
-                f"expected a device such as 'cpu', got {device!r}"
-            ) from None
+    check_int("n", n, 0)
+    check_int("window", window, 0)
+    device = _as_device(device, optional=True)
     positions = torch.arange(n, device=device)
     distance = rearrange(positions, "i -> i 1") - rearrange(positions, "j -> 1 j")
     return distance.abs() <= window
 
 
-def _check_key_padding(mask: object, b: int, n: int) -> None:
-    # None, or a boolean (b, n) key-padding mask (True = real token).
-    if mask is None:
-        return
-    if not isinstance(mask, Tensor):
-        raise TypeError(f"expected mask as a torch.Tensor, got {type(mask).__name__}")
-    if mask.dtype != torch.bool:
-        raise TypeError(
-            "expected a boolean key-padding mask (True = real token), got dtype "
-            f"{mask.dtype}; convert a 0/1 mask with mask.bool()"
-        )
-    if tuple(mask.shape) != (b, n):
+def _check_qkv(q: Tensor, k: Tensor, v: Tensor, dropout_p: float) -> None:
+    # Chapter 4's checks, and (b, h, n, d) with the same b, h and n: self-attention.
+    check_attention_inputs(q, k, v, None, dropout_p)
+    shapes = [tuple(t.shape) for t in (q, k, v)]
+    if any(len(shape) != 4 for shape in shapes) or not (
+        shapes[0][:3] == shapes[1][:3] == shapes[2][:3]
+    ):
         raise ValueError(
-            f"expected a key-padding mask of shape (b, n) = ({b}, {n}), True = real "
-            f"token (a mask per query, such as an (n, n) band or a (b, n, n) mask, "
-            f"has no place here), got {tuple(mask.shape)}"
+            "expected q, k and v of shape (b, h, n, d) with the same b, h and n "
+            f"(self-attention), got q {shapes[0]}, k {shapes[1]} and v {shapes[2]}"
         )
 
 
@@ -207,19 +185,19 @@ def blocked_local_attention(
     Returns what chapter 4's `scaled_dot_product_attention(q, k, v, band &
     padding)` returns as output, with band = `sliding_window_mask(n, window)`,
     without ever forming an (n, n) matrix. The queries are cut into blocks of
-    `window` positions (at least 1); each block attends to its own key block
-    and the two next to it, which hold every key within `window` of its
-    queries, with chapter 4's function and a (window, 3·window) band mask. The
-    scores therefore take b·h·n·3·window numbers instead of b·h·n². A sequence
-    whose length is not a multiple of the block is padded, and the padding is
-    masked. `q`, `k` and `v` are (b, h, n, d) with the same b, h and n
-    (self-attention; v may have its own width); `mask` is an optional boolean
-    key-padding mask (b, n), True = real token. A query with no visible key
-    gets zeros, never NaN. `dropout_p` acts on the weights, as in chapter 4.
-    Returns (b, h, n, d_v). Raises TypeError for inputs that are not float
-    tensors of one dtype, a window that is not an int, or a mask that is not
-    boolean; ValueError for shapes that do not fit, window < 0, or dropout_p
-    outside [0, 1).
+    `window` positions (at least 1, at most n); each block attends to its own
+    key block and the two next to it, which hold every key within `window` of
+    its queries, with chapter 4's function and a (block, 3·block) band mask. The
+    scores therefore take b·h·n·3·min(n, window) numbers instead of b·h·n². A
+    sequence whose length is not a multiple of the block is padded, and the
+    padding is masked. `q`, `k` and `v` are (b, h, n, d) with the same b, h and
+    n (self-attention; v may have its own width); `mask` is an optional
+    key-padding mask (b, n) of bool or 0/1 integers, True = real token. A query
+    with no visible key gets zeros, never NaN. `dropout_p` acts on the weights,
+    as in chapter 4. Returns (b, h, n, d_v). Raises TypeError for inputs that
+    are not float tensors of one dtype, a window that is not an int, or a mask
+    of floats; ValueError for shapes that do not fit, window < 0, a mask with
+    values other than 0 and 1, or dropout_p outside [0, 1).
 
     Example::
 
@@ -227,21 +205,13 @@ def blocked_local_attention(
         >>> blocked_local_attention(q, k, v, window=8).shape
         torch.Size([2, 4, 100, 16])
     """
-    _check_attention_inputs(q, k, v, None, dropout_p)
-    shapes = [tuple(t.shape) for t in (q, k, v)]
-    if any(len(shape) != 4 for shape in shapes) or not (
-        shapes[0][:3] == shapes[1][:3] == shapes[2][:3]
-    ):
-        raise ValueError(
-            "expected q, k and v of shape (b, h, n, d) with the same b, h and n "
-            f"(self-attention), got q {shapes[0]}, k {shapes[1]} and v {shapes[2]}"
-        )
-    _check_int("window", window, 0)
+    _check_qkv(q, k, v, dropout_p)
+    check_int("window", window, 0)
     b, h, n, _ = q.shape
-    _check_key_padding(mask, b, n)
+    mask = as_bool_mask("mask", mask, (b, n), like="q's (b, n)")
     if n == 0:
         return v.new_zeros(b, h, 0, v.shape[-1])
-    block = max(window, 1)
+    block = max(min(window, n), 1)  # a block wider than the sequence holds nothing
     extra = -n % block  # padding that makes n a multiple of the block
     real = torch.ones(b, n, dtype=torch.bool, device=q.device)
     real = real if mask is None else mask.to(q.device)
@@ -270,11 +240,9 @@ def blocked_local_attention(
 
 
 def _check_attention_module(attention: object) -> None:
+    # The wrapped module: chapter 5's MultiHeadAttention, whose weights are used.
     if not isinstance(attention, MultiHeadAttention):
-        raise TypeError(
-            "expected attention as an encoderlib MultiHeadAttention, "
-            f"got {type(attention).__name__}"
-        )
+        raise fail_type("attention", "an encoderlib MultiHeadAttention", attention)
 
 
 class LocalSelfAttention(nn.Module):
@@ -287,15 +255,15 @@ class LocalSelfAttention(nn.Module):
     memory. The output equals `attention(x, band & padding)` with band =
     `sliding_window_mask(n, window)`. It replaces the attention of an
     `EncoderLayer` as `layer.attn = LocalSelfAttention(layer.attn, window)`.
-    `forward(x, mask=None)` takes x (b, n, d_model) and an optional boolean
-    key-padding mask (b, n), True = real token, and returns (b, n, d_model);
-    there are no attention weights to return and no score_bias. Chapter 8's
-    `Encoder` calls a layer's attention this way only without padding: with a
-    padding mask it takes its packed path, which needs a plain
-    MultiHeadAttention. Raises TypeError for an attention that is not a
-    MultiHeadAttention, a window that is not an int, x that is not a float
-    tensor of the module's dtype, or a mask that is not boolean; ValueError for
-    window < 0, x not (b, n, d_model), or a mask not (b, n).
+    `forward(x, mask=None)` takes x (b, n, d_model) and an optional
+    key-padding mask (b, n) of bool or 0/1 integers, True = real token, and
+    returns (b, n, d_model); there are no attention weights to return and no
+    score_bias. In chapter 8's `Encoder` a padded batch then runs on the padded
+    path (the packed one needs a plain MultiHeadAttention). Raises TypeError
+    for an attention that is not a MultiHeadAttention, a window that is not an
+    int, x that is not a float tensor of the module's dtype, or a mask of
+    floats; ValueError for window < 0, x not (b, n, d_model), or a mask not
+    (b, n) or with values other than 0 and 1.
 
     Example::
 
@@ -311,14 +279,15 @@ class LocalSelfAttention(nn.Module):
         """
         super().__init__()
         _check_attention_module(attention)
-        _check_int("window", window, 0)
+        check_int("window", window, 0)
         self.attention, self.window = attention, window
+        self.train(attention.training)  # an eval model stays in eval mode
 
     def forward(self, x: Tensor, mask: Tensor | None = None) -> Tensor:
         """x (b, n, d_model) and a key-padding mask (b, n) → (b, n, d_model)."""
         attention = self.attention
-        _check_tokens(x, attention.d_model, attention.q_proj.weight.dtype)
-        _check_key_padding(mask, x.shape[0], x.shape[1])
+        check_tokens(x, attention.d_model, attention.q_proj.weight.dtype)
+        mask = as_bool_mask("mask", mask, x.shape[:2], like="x's (b, n)")
         q, k, v = attention.heads(x)
         dropout_p = attention.dropout if self.training else 0.0
         context = blocked_local_attention(q, k, v, self.window, mask, dropout_p)
@@ -351,12 +320,12 @@ class LinformerSelfAttention(nn.Module):
     the same output whatever the width of its batch. What it cannot do: take
     sequences longer than max_len, or a mask per query (an (n, n) band or a
     causal mask): the mixtures no longer say which key is where. `forward(x,
-    mask=None)` takes x (b, n, d_model) and an optional boolean key-padding mask
-    (b, n) and returns (b, n, d_model). Raises TypeError for an attention that
-    is not a MultiHeadAttention, sizes that are not ints, x that is not a float
-    tensor of the module's dtype, or a mask that is not boolean; ValueError for
-    max_len or k below 1, n > max_len, x not (b, n, d_model), or a mask not
-    (b, n).
+    mask=None)` takes x (b, n, d_model) and an optional key-padding mask (b, n)
+    of bool or 0/1 integers and returns (b, n, d_model). Raises TypeError for an
+    attention that is not a MultiHeadAttention, sizes that are not ints, x that
+    is not a float tensor of the module's dtype, or a mask of floats;
+    ValueError for max_len or k below 1, n > max_len, x not (b, n, d_model), or
+    a mask not (b, n) or with values other than 0 and 1.
 
     Example::
 
@@ -369,9 +338,10 @@ class LinformerSelfAttention(nn.Module):
         """Wrap `attention` (held) with E and F of shape (k, max_len); see the class."""
         super().__init__()
         _check_attention_module(attention)
-        _check_int("max_len", max_len, 1)
-        _check_int("k", k, 1)
+        check_positive_int("max_len", max_len)
+        check_positive_int("k", k)
         self.attention, self.max_len, self.k = attention, max_len, k
+        self.train(attention.training)  # an eval model stays in eval mode
         weight = attention.q_proj.weight
         where = dict(device=weight.device, dtype=weight.dtype)
         scale = 1 / math.sqrt(max_len)
@@ -381,14 +351,14 @@ class LinformerSelfAttention(nn.Module):
     def forward(self, x: Tensor, mask: Tensor | None = None) -> Tensor:
         """x (b, n, d_model) and a key-padding mask (b, n) → (b, n, d_model)."""
         attention = self.attention
-        _check_tokens(x, attention.d_model, attention.q_proj.weight.dtype)
+        check_tokens(x, attention.d_model, attention.q_proj.weight.dtype)
         b, n, _ = x.shape
         if n > self.max_len:
             raise ValueError(
                 f"expected at most max_len={self.max_len} tokens (E and F have "
                 f"{self.max_len} columns), got x with n={n}"
             )
-        _check_key_padding(mask, b, n)
+        mask = as_bool_mask("mask", mask, (b, n), like="x's (b, n)")
         q, k, v = attention.heads(x)
         if mask is not None:  # padded keys and values must not join the mixtures
             padded = ~rearrange(mask.to(x.device), "b j -> b 1 j 1")
@@ -397,7 +367,8 @@ class LinformerSelfAttention(nn.Module):
         k = einsum(self.key_projection[:, :n], k, "r j, b h j d -> b h r d")
         v = einsum(self.value_projection[:, :n], v, "r j, b h j d -> b h r d")
         dropout_p = attention.dropout if self.training else 0.0
-        context = _fused_attention(q, k, v, None, dropout_p)  # (b, h, n, d_head)
+        # No mask here: every query sees all k mixtures. (b, h, n, d_head)
+        context = F.scaled_dot_product_attention(q, k, v, dropout_p=dropout_p)
         return attention.out_proj(rearrange(context, "b h n d -> b n (h d)"))
 
     def extra_repr(self) -> str:

@@ -29,27 +29,17 @@ import torch
 from einops import einsum, rearrange
 from torch import Tensor, nn
 
-
-def _check_id_tensor(ids: Tensor, name: str, shape: tuple, upper: int) -> None:
-    """Raise an error unless `ids` is an integer tensor of `shape` in [0, upper).
-
-    Every integer dtype is accepted (uint8, int8 and int16 too); callers turn the
-    ids into int64 before indexing, so uint8 is never read as a boolean mask.
-    """
-    if not isinstance(ids, Tensor):
-        raise TypeError(f"expected {name} as a torch.Tensor, got {type(ids).__name__}")
-    if ids.is_floating_point() or ids.is_complex() or ids.dtype == torch.bool:
-        raise TypeError(f"expected {name} with an integer dtype, got {ids.dtype}")
-    if tuple(ids.shape) != shape:
-        expected = ", ".join("b" if i == 0 else "n" for i in range(len(shape)))
-        raise ValueError(
-            f"expected {name} of shape ({expected}) = {shape}, got {tuple(ids.shape)}"
-        )
-    if ids.numel() and (ids.min() < 0 or ids.max() >= upper):
-        raise ValueError(
-            f"expected {name} in [0, {upper}), got values from {ids.min().item()} "
-            f"to {ids.max().item()}"
-        )
+from encoderlib.checks import (
+    check_flag,
+    check_floating,
+    check_ids,
+    check_int,
+    check_number,
+    check_positive_int,
+    check_rate,
+    check_tensor,
+    fail_type,
+)
 
 
 class EncoderEmbeddings(nn.Module):
@@ -94,40 +84,22 @@ class EncoderEmbeddings(nn.Module):
     ) -> None:
         """Build the tables (sizes, dropout, eps, padding row); see the class."""
         super().__init__()
-        for name, value, low in (
-            ("vocab_size", vocab_size, 1),
-            ("d_model", d_model, 1),
-            ("max_len", max_len, 1),
-            ("type_vocab_size", type_vocab_size, 0),
+        check_positive_int("vocab_size", vocab_size)
+        check_positive_int("d_model", d_model)
+        check_positive_int("max_len", max_len)
+        check_int("type_vocab_size", type_vocab_size, 0)
+        check_number("eps", eps, 0.0, low_inclusive=False)
+        check_rate("dropout", dropout)
+        if (
+            padding_idx is not None
+            and not 0 <= check_int("padding_idx", padding_idx) < vocab_size
         ):
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise TypeError(f"expected {name} as an int, got {value!r}")
-            if value < low:
-                raise ValueError(f"expected {name} as an int >= {low}, got {value!r}")
-        if isinstance(eps, bool) or not isinstance(eps, (int, float)):
-            raise TypeError(f"expected eps as a float, got {eps!r}")
-        if not 0 < eps < float("inf"):
-            raise ValueError(f"expected eps > 0 and finite, got eps={eps}")
-        if isinstance(dropout, bool) or not isinstance(dropout, (int, float)):
-            raise TypeError(f"expected dropout as a float, got {dropout!r}")
-        if not 0 <= dropout < 1:
-            raise ValueError(f"expected dropout in [0, 1), got dropout={dropout}")
-        if padding_idx is not None:
-            if isinstance(padding_idx, bool) or not isinstance(padding_idx, int):
-                raise TypeError(
-                    f"expected padding_idx as an int or None, got {padding_idx!r}"
-                )
-            if not 0 <= padding_idx < vocab_size:
-                raise ValueError(
-                    f"expected padding_idx in [0, vocab_size={vocab_size}), "
-                    f"got {padding_idx}"
-                )
-        for name, flag in (
-            ("absolute_positions", absolute_positions),
-            ("norm_bias", norm_bias),
-        ):
-            if not isinstance(flag, bool):
-                raise TypeError(f"expected {name} as a bool, got {flag!r}")
+            raise ValueError(
+                f"expected padding_idx in [0, vocab_size={vocab_size}), "
+                f"got {padding_idx}"
+            )
+        check_flag("absolute_positions", absolute_positions)
+        check_flag("norm_bias", norm_bias)
         if position_embeddings is not None and not absolute_positions:
             raise ValueError(
                 "got position_embeddings with absolute_positions=False; "
@@ -136,9 +108,8 @@ class EncoderEmbeddings(nn.Module):
         if position_embeddings is not None and not isinstance(
             position_embeddings, nn.Module
         ):
-            raise TypeError(
-                "expected position_embeddings as an nn.Module or None, "
-                f"got {type(position_embeddings).__name__}"
+            raise fail_type(
+                "position_embeddings", "an nn.Module or None", position_embeddings
             )
         self.vocab_size, self.d_model = vocab_size, d_model
         self.max_len, self.type_vocab_size = max_len, type_vocab_size
@@ -182,20 +153,14 @@ class EncoderEmbeddings(nn.Module):
         `token_type_ids` are (b, n); `position_ids` are (1, n), shared by the
         batch, or (b, n), and default to 0 … n − 1. Raises as the class says.
         """
-        if not isinstance(input_ids, Tensor):
-            raise TypeError(
-                f"expected input_ids as a torch.Tensor, got {type(input_ids).__name__}"
-            )
-        if input_ids.dim() != 2:
-            raise ValueError(
-                f"expected input_ids of shape (b, n), got {tuple(input_ids.shape)}"
-            )
+        # The ids' values are read on the CPU and checked on the device on a GPU
+        # (encoderlib.checks.check_ids): the forward pass never waits for a read.
+        input_ids = check_ids("input_ids", input_ids, (None, None), self.vocab_size)
         b, n = input_ids.shape
         if n > self.max_len:
             raise ValueError(
                 f"expected at most max_len={self.max_len} tokens, got n={n}"
             )
-        _check_id_tensor(input_ids, "input_ids", (b, n), self.vocab_size)
         given_positions = position_ids is not None
         if position_ids is None:
             position_ids = rearrange(
@@ -204,17 +169,18 @@ class EncoderEmbeddings(nn.Module):
         else:  # (1, n) is shared by the whole batch, (b, n) gives each row its own
             shared = isinstance(position_ids, Tensor) and position_ids.shape[:1] == (1,)
             rows = 1 if shared and position_ids.dim() == 2 else b
-            _check_id_tensor(position_ids, "position_ids", (rows, n), self.max_len)
-        # Integer ids of any width index as int64, so uint8 is never a boolean mask.
-        input_ids, position_ids = input_ids.long(), position_ids.long()
+            position_ids = check_ids(
+                "position_ids", position_ids, (rows, n), self.max_len
+            )
         x = self.token_embeddings(input_ids)  # (b, n, d)
         if self.segment_embeddings is not None:
-            if token_type_ids is None:
+            if token_type_ids is None:  # all first segment: nothing to check
                 token_type_ids = torch.zeros_like(input_ids)
-            _check_id_tensor(
-                token_type_ids, "token_type_ids", (b, n), self.type_vocab_size
-            )
-            x = x + self.segment_embeddings(token_type_ids.long())
+            else:
+                token_type_ids = check_ids(
+                    "token_type_ids", token_type_ids, (b, n), self.type_vocab_size
+                )
+            x = x + self.segment_embeddings(token_type_ids)
         elif token_type_ids is not None:
             raise ValueError(
                 "got token_type_ids, but this layer has no segment embeddings "
@@ -246,14 +212,6 @@ class EncoderEmbeddings(nn.Module):
         return self.dropout(self.norm(x))
 
 
-def _require_positive_int(name: str, value: int) -> None:
-    # Raise TypeError/ValueError unless `value` is an int >= 1.
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise TypeError(f"expected {name} as an int, got {type(value).__name__}")
-    if value < 1:
-        raise ValueError(f"expected {name} >= 1, got {name}={value}")
-
-
 def sinusoidal_positional_encoding(
     n: int, d: int, *, dtype: torch.dtype | None = None
 ) -> Tensor:
@@ -273,12 +231,8 @@ def sinusoidal_positional_encoding(
         table = sinusoidal_positional_encoding(4, 4)  # (n, d) = (4, 4)
         table[1]  # tensor([0.8415, 0.5403, 0.0100, 0.9999]): sin 1, cos 1, …
     """
-    _require_positive_int("d", d)
-    if not isinstance(n, int) or isinstance(n, bool):
-        raise TypeError(f"expected n as an int, got {type(n).__name__}")
-    if n < 0:
-        raise ValueError(f"expected n >= 0 positions, got n={n}")
-    if d % 2:
+    check_int("n", n, 0)
+    if check_positive_int("d", d) % 2:
         raise ValueError(
             f"expected an even d (one sine and one cosine per frequency), got d={d}"
         )
@@ -294,32 +248,6 @@ def sinusoidal_positional_encoding(
     pairs = torch.stack([angles.sin(), angles.cos()], dim=-1)  # (n, d/2, 2)
     table = rearrange(pairs, "n half two -> n (half two)")  # sin, cos, sin, cos, …
     return table.to(dtype or torch.get_default_dtype())
-
-
-def _check_position_ids(position_ids: Tensor, max_len: int) -> None:
-    # Raise a clear error unless `position_ids` are integers in [0, max_len).
-    if not isinstance(position_ids, Tensor):
-        raise TypeError(
-            "expected position_ids as a torch.Tensor, "
-            f"got {type(position_ids).__name__}"
-        )
-    if position_ids.is_floating_point() or position_ids.is_complex():
-        raise TypeError(
-            "expected position_ids with an integer dtype (torch.long), "
-            f"got {position_ids.dtype}"
-        )
-    if position_ids.dtype == torch.bool:
-        raise TypeError("expected position_ids with an integer dtype, got torch.bool")
-    if position_ids.numel() == 0:
-        return
-    largest, smallest = int(position_ids.max()), int(position_ids.min())
-    if largest >= max_len:
-        raise ValueError(
-            f"position {largest} is beyond max_len={max_len} "
-            f"(valid positions are 0 to {max_len - 1})"
-        )
-    if smallest < 0:
-        raise ValueError(f"expected positions >= 0, got position {smallest}")
 
 
 class SinusoidalPositionalEncoding(nn.Module):
@@ -343,22 +271,22 @@ class SinusoidalPositionalEncoding(nn.Module):
     def __init__(self, d_model: int, max_len: int = 512) -> None:
         """Compute the (max_len, d_model) table once; see the class."""
         super().__init__()
-        _require_positive_int("d_model", d_model)
-        _require_positive_int("max_len", max_len)
+        check_positive_int("d_model", d_model)
+        self.max_len = check_positive_int("max_len", max_len)
         if d_model % 2:
             raise ValueError(
                 "expected an even d_model (one sine and one cosine per frequency), "
                 f"got d_model={d_model}"
             )
-        self.d_model, self.max_len = d_model, max_len
+        self.d_model = d_model
         table = sinusoidal_positional_encoding(max_len, d_model)
         self.register_buffer("table", table, persistent=False)
 
     def forward(self, position_ids: Tensor) -> Tensor:
         """Integer position ids (..., n) → their table rows, (..., n, d_model)."""
-        _check_position_ids(position_ids, self.max_len)
-        # int64 indices: a uint8 tensor would index as a boolean mask
-        return self.table[position_ids.long()]  # (..., n) -> (..., n, d_model)
+        # uint8 ids come back as int64: a uint8 index would select by mask
+        position_ids = check_ids("position_ids", position_ids, None, self.max_len)
+        return self.table[position_ids]  # (..., n) -> (..., n, d_model)
 
     def extra_repr(self) -> str:
         """The sizes shown by print(module): d_model and max_len."""
@@ -386,9 +314,8 @@ class LearnedPositionalEmbedding(nn.Module):
     def __init__(self, d_model: int, max_len: int = 512) -> None:
         """Make the (max_len, d_model) table, drawn as in BERT; see the class."""
         super().__init__()
-        _require_positive_int("d_model", d_model)
-        _require_positive_int("max_len", max_len)
-        self.d_model, self.max_len = d_model, max_len
+        self.d_model = check_positive_int("d_model", d_model)
+        self.max_len = check_positive_int("max_len", max_len)
         self.weight = nn.Parameter(torch.empty(max_len, d_model))
         self.reset_parameters()
 
@@ -398,27 +325,13 @@ class LearnedPositionalEmbedding(nn.Module):
 
     def forward(self, position_ids: Tensor) -> Tensor:
         """Integer position ids (..., n) → their rows of `weight`, (..., n, d_model)."""
-        _check_position_ids(position_ids, self.max_len)
-        # F.embedding takes int64 or int32 indices only: widen uint8, int8, int16
-        return nn.functional.embedding(position_ids.long(), self.weight)
+        # F.embedding takes int64 or int32 indices only: check_ids widens the others
+        position_ids = check_ids("position_ids", position_ids, None, self.max_len)
+        return nn.functional.embedding(position_ids, self.weight)
 
     def extra_repr(self) -> str:
         """The sizes shown by print(module): d_model and max_len."""
         return f"d_model={self.d_model}, max_len={self.max_len}"
-
-
-def _check_positive_int(name: str, value: object) -> None:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"expected {name} as an int, got {type(value).__name__}")
-    if value < 1:
-        raise ValueError(f"expected {name} >= 1, got {value}")
-
-
-def _check_length(n: object) -> None:
-    if isinstance(n, bool) or not isinstance(n, int):
-        raise TypeError(f"expected n as an int, got {type(n).__name__}")
-    if n < 0:
-        raise ValueError(f"expected n >= 0, got {n}")
 
 
 def _relative_positions(n: int, device: torch.device | None) -> Tensor:
@@ -446,18 +359,14 @@ def t5_relative_bucket(
         >>> t5_relative_bucket(torch.tensor([-2, -1, 0, 1, 2]), n_buckets=8)
         tensor([2, 1, 0, 5, 6])
     """
-    if not isinstance(relative_position, Tensor):
-        raise TypeError(
-            "expected relative_position as a torch.Tensor, "
-            f"got {type(relative_position).__name__}"
-        )
+    check_tensor("relative_position", relative_position)
     if relative_position.is_floating_point() or relative_position.dtype == torch.bool:
         raise TypeError(
             "expected relative_position as an integer tensor, "
             f"got dtype {relative_position.dtype}"
         )
-    _check_positive_int("n_buckets", n_buckets)
-    _check_positive_int("max_distance", max_distance)
+    check_positive_int("n_buckets", n_buckets)
+    check_positive_int("max_distance", max_distance)
     if n_buckets < 4 or n_buckets % 2:
         raise ValueError(f"expected an even n_buckets >= 4, got {n_buckets}")
     half = n_buckets // 2  # one half per direction
@@ -466,8 +375,11 @@ def t5_relative_bucket(
         raise ValueError(
             f"expected max_distance > n_buckets // 4 = {exact}, got {max_distance}"
         )
-    side = (relative_position > 0).long() * half  # keys after the query
-    distance = relative_position.abs().long()
+    # Widened, then cut at max_distance (farther offsets share the last bucket):
+    # abs() of a dtype's minimum overflows, as abs(-128) does in int8.
+    offsets = relative_position.long().clamp(-max_distance, max_distance)
+    side = (offsets > 0).long() * half  # keys after the query
+    distance = offsets.abs()
     # Distances from `exact` to `max_distance` share half - exact log-spaced buckets.
     log_ratio = torch.log(distance.clamp(min=exact).float() / exact)
     far = exact + (log_ratio / math.log(max_distance / exact) * (half - exact)).long()
@@ -496,7 +408,7 @@ class T5RelativePositionBias(nn.Module):
     def __init__(self, n_heads: int, n_buckets: int = 32, max_distance: int = 128):
         """A (n_buckets, n_heads) table of biases; see the class."""
         super().__init__()
-        _check_positive_int("n_heads", n_heads)
+        check_positive_int("n_heads", n_heads)
         t5_relative_bucket(torch.zeros(1, dtype=torch.long), n_buckets, max_distance)
         self.n_heads, self.n_buckets, self.max_distance = (
             n_heads,
@@ -508,7 +420,7 @@ class T5RelativePositionBias(nn.Module):
 
     def forward(self, n: int) -> Tensor:
         """The bias (n_heads, n, n) for a sequence of n tokens; see the class."""
-        _check_length(n)
+        check_int("n", n, low=0)
         device = self.relative_bias.weight.device
         buckets = t5_relative_bucket(
             _relative_positions(n, device), self.n_buckets, self.max_distance
@@ -537,7 +449,7 @@ def alibi_slopes(n_heads: int) -> Tensor:
         >>> alibi_slopes(4)
         tensor([0.2500, 0.0625, 0.0156, 0.0039])
     """
-    _check_positive_int("n_heads", n_heads)
+    check_positive_int("n_heads", n_heads)
 
     def power_of_two(h: int) -> list[float]:
         start = 2.0 ** (-8.0 / h)
@@ -576,7 +488,7 @@ class ALiBiBias(nn.Module):
 
     def forward(self, n: int) -> Tensor:
         """The bias (n_heads, n, n) for a sequence of n tokens; see the class."""
-        _check_length(n)
+        check_int("n", n, low=0)
         distance = _relative_positions(n, self.slopes.device).abs()
         return -rearrange(self.slopes, "h -> h 1 1") * distance
 
@@ -616,31 +528,24 @@ class RotaryEmbedding(nn.Module):
     ) -> None:
         """The rotation's size, base and pairing convention; see the class."""
         super().__init__()
-        _check_positive_int("d_head", d_head)
+        check_positive_int("d_head", d_head)
         if d_head % 2:
             raise ValueError(f"expected an even d_head (pairs), got {d_head}")
-        if isinstance(theta, bool) or not isinstance(theta, (int, float)):
-            raise TypeError(f"expected theta as a float, got {type(theta).__name__}")
-        if not 1.0 < theta < math.inf:
-            raise ValueError(f"expected theta > 1 and finite, got {theta}")
-        if not isinstance(interleaved, bool):
-            raise TypeError(
-                f"expected interleaved as a bool, got {type(interleaved).__name__}"
-            )
+        check_number("theta", theta, 1.0, low_inclusive=False)
+        check_flag("interleaved", interleaved)
         self.d_head, self.theta, self.interleaved = d_head, float(theta), interleaved
         exponents = torch.arange(0, d_head, 2, dtype=torch.float32) / d_head
         self.register_buffer("inv_freq", theta**-exponents, persistent=False)
 
     def angles(self, n: int) -> Tensor:
         """The (n, d_head / 2) rotation angles, float32: position p times each freq."""
-        _check_length(n)
+        check_int("n", n, low=0)
         positions = torch.arange(n, device=self.inv_freq.device, dtype=torch.float32)
         return rearrange(positions, "p -> p 1") * self.inv_freq
 
     def rotate(self, x: Tensor) -> Tensor:
         """x (..., n, d_head) with the pair of features m at position p rotated."""
-        if not isinstance(x, Tensor) or not x.is_floating_point():
-            raise TypeError(f"expected a float tensor, got {_rotary_input_kind(x)}")
+        check_floating("x", x)
         if x.dim() < 2 or x.shape[-1] != self.d_head:
             raise ValueError(
                 f"expected shape (..., n, d_head={self.d_head}), got {tuple(x.shape)}"
@@ -660,10 +565,3 @@ class RotaryEmbedding(nn.Module):
         """The settings shown by print(module): d_head, theta and the pairing."""
         settings = f"d_head={self.d_head}, theta={self.theta:g}"
         return f"{settings}, interleaved={self.interleaved}"
-
-
-def _rotary_input_kind(x: object) -> str:
-    # "Tensor of dtype torch.int64" or the type's name, for error messages.
-    if isinstance(x, Tensor):
-        return f"Tensor of dtype {x.dtype}"
-    return type(x).__name__

@@ -14,34 +14,19 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from encoderlib.encoder import (  # noqa: F811 (pooling.py imports some too)
-    Encoder,
-    _bert_init,
-    _check_dtype,
-    _check_flag,
-    _check_real,
-    _check_size,
+from encoderlib.checks import (
+    check_choice,
+    check_flag,
+    check_floating,
+    check_positive_int,
+    check_rate,
+    check_same_dtype,
+    check_shape,
+    fail_type,
 )
+from encoderlib.encoder import Encoder, bert_init
 from encoderlib.layers import LayerNorm
-from encoderlib.pooling import AttentionPool, cls_pool, max_pool, mean_pool
-
-
-def _check_features(
-    x: Tensor, d_model: int, name: str = "x", pooled: bool = False
-) -> None:
-    # A clear error unless x is a floating-point tensor of shape (..., d_model),
-    # or, with pooled=True, (b, d_model): one vector per sentence.
-    if not isinstance(x, Tensor):
-        raise TypeError(f"expected {name} as a torch.Tensor, got {type(x).__name__}")
-    if not x.is_floating_point():
-        raise TypeError(f"expected {name} with a floating-point dtype, got {x.dtype}")
-    expected = f"(b, {d_model})" if pooled else f"(..., {d_model})"
-    wrong_rank = x.dim() != 2 if pooled else x.dim() == 0
-    if wrong_rank or x.shape[-1] != d_model:
-        hint = "; pool the token vectors first" if pooled and x.dim() == 3 else ""
-        raise ValueError(
-            f"expected {name} of shape {expected}, got {tuple(x.shape)}{hint}"
-        )
+from encoderlib.pooling import POOLINGS
 
 
 class ClassificationHead(nn.Module):
@@ -78,22 +63,28 @@ class ClassificationHead(nn.Module):
         See the class docstring for the layers, their initialisation and what raises.
         """
         super().__init__()
-        for name, value in (("d_model", d_model), ("n_classes", n_classes)):
-            _check_size(name, value)
-        _check_real("dropout", dropout, 0.0, 1.0)
-        _check_flag("hidden_layer", hidden_layer)
+        check_positive_int("d_model", d_model)
+        check_positive_int("n_classes", n_classes)
+        check_rate("dropout", dropout)
+        check_flag("hidden_layer", hidden_layer)
         self.d_model, self.n_classes = d_model, n_classes
         self.dense = nn.Linear(d_model, d_model) if hidden_layer else None
         self.dropout = nn.Dropout(dropout)
         self.classifier = nn.Linear(d_model, n_classes)
         for layer in (self.dense, self.classifier):
             if layer is not None:
-                _bert_init(layer)  # BERT's: normal(0, 0.02), biases 0
+                bert_init(layer)  # BERT's: normal(0, 0.02), biases 0
 
     def forward(self, pooled: Tensor) -> Tensor:
         """Pooled vectors (b, d_model) → logits (b, n_classes)."""
-        _check_features(pooled, self.d_model, "pooled", pooled=True)
-        _check_dtype(pooled, self.classifier.weight, "pooled")
+        check_floating("pooled", pooled)
+        if pooled.dim() == 3:  # token vectors: a linear layer would score each one
+            raise ValueError(
+                f"expected pooled of shape (b, d) = (*, {self.d_model}), got "
+                f"{tuple(pooled.shape)}: pool the token vectors first"
+            )
+        check_shape("pooled", pooled, (None, self.d_model), "b d")
+        check_same_dtype("pooled", pooled, self.classifier.weight)
         x = pooled if self.dense is None else torch.tanh(self.dense(pooled))
         return self.classifier(self.dropout(x))  # (b, n_classes)
 
@@ -102,17 +93,14 @@ class ClassificationHead(nn.Module):
         return f"d_model={self.d_model}, n_classes={self.n_classes}"
 
 
-_POOLINGS = {"cls": cls_pool, "mean": mean_pool, "max": max_pool}
-_POOLING_CHOICES = (*_POOLINGS, "attention")
-
-
 def _pooling_required(init):
     # Python's own error for a missing argument does not list the choices.
     @functools.wraps(init)
     def checked(self, *args, **kwargs):
         if len(args) < 3 and "pooling" not in kwargs:
+            choices = ", ".join(repr(name) for name in POOLINGS)
             raise TypeError(
-                f"expected pooling, one of {_POOLING_CHOICES}, got none: "
+                f"expected pooling as one of {choices}, got none: "
                 "EncoderClassifier(encoder, n_classes, pooling) has no default; "
                 "use the pooling the encoder was trained with (mean for MiniLM)"
             )
@@ -125,16 +113,16 @@ class EncoderClassifier(nn.Module):
     """An `Encoder`, a pooling and a `ClassificationHead`: token ids → class scores.
 
     `EncoderClassifier(encoder, n_classes, pooling, dropout=0.1,
-    hidden_layer=True)`. `pooling` has no default: "cls", "mean", "max" (the
-    functions of `encoderlib.pooling`) or "attention" (a learned
-    `AttentionPool`, the `attention_pool` attribute). Choose the pooling the
-    encoder was trained with: mean for all-MiniLM-L6-v2, `[CLS]` for a BERT
-    fine-tuned through its `[CLS]` vector. The classifier holds the very
-    `encoder` it is given, not a copy: training the classifier changes that
-    encoder everywhere it is used (wrap a `SentenceEncoder`'s `.model` and
-    fine-tune, and that `SentenceEncoder`'s `encode()` vectors move too); pass
-    `copy.deepcopy(encoder)` to keep the original. The pooling and head are
-    created on the encoder's device, in its dtype.
+    hidden_layer=True)`. `pooling` has no default: a name in
+    `encoderlib.pooling.POOLINGS`, "cls", "mean", "max" (functions) or "attention"
+    (a learned `AttentionPool`, the `attention_pool` attribute). Choose the pooling
+    the encoder was trained with: mean for all-MiniLM-L6-v2, `[CLS]` for a BERT
+    fine-tuned through its `[CLS]` vector. The classifier holds the very `encoder`
+    it is given, not a copy: training the classifier changes that encoder everywhere
+    it is used (wrap a `SentenceEncoder`'s `.model` and fine-tune, and that
+    `SentenceEncoder`'s `encode()` vectors move too); pass `copy.deepcopy(encoder)`
+    to keep the original. The pooling and head are created on the encoder's device,
+    in its dtype.
 
     `forward(input_ids, attention_mask=None, token_type_ids=None)` takes (b, n)
     ids and a (b, n) mask of bool or 0/1 integers (True or 1 = real token),
@@ -170,17 +158,13 @@ class EncoderClassifier(nn.Module):
         """
         super().__init__()
         if not isinstance(encoder, Encoder):
-            raise TypeError(
-                "expected encoder as an encoderlib Encoder, "
-                f"got {type(encoder).__name__}"
-            )
-        if pooling not in _POOLING_CHOICES:
-            error = ValueError if isinstance(pooling, str) else TypeError
-            raise error(f"expected pooling in {_POOLING_CHOICES}, got {pooling!r}")
+            raise fail_type("encoder", "an encoderlib Encoder", encoder)
+        check_choice("pooling", pooling, tuple(POOLINGS))
         d_model = encoder.config.d_model
         self.encoder = encoder  # the very module given, not a copy
         self.pooling = pooling
-        self.attention_pool = AttentionPool(d_model) if pooling == "attention" else None
+        pool = POOLINGS[pooling]  # a function, or a module class to build
+        self.attention_pool = pool(d_model) if isinstance(pool, type) else None
         self.head = ClassificationHead(d_model, n_classes, dropout, hidden_layer)
         weight = encoder.embeddings.token_embeddings.weight
         for module in (self.attention_pool, self.head):
@@ -197,7 +181,7 @@ class EncoderClassifier(nn.Module):
         h = self.encoder(input_ids, attention_mask, token_type_ids)  # (b, n, d)
         if self.attention_pool is not None:
             return self.attention_pool(h, attention_mask)
-        return _POOLINGS[self.pooling](h, attention_mask)
+        return POOLINGS[self.pooling](h, attention_mask)
 
     def forward(
         self,
@@ -243,10 +227,7 @@ class MaskedLMHead(nn.Module):
         """
         super().__init__()
         if not isinstance(token_embeddings, nn.Embedding):
-            raise TypeError(
-                "expected token_embeddings as an nn.Embedding, "
-                f"got {type(token_embeddings).__name__}"
-            )
+            raise fail_type("token_embeddings", "an nn.Embedding", token_embeddings)
         table = token_embeddings.weight  # (vocab_size, d)
         vocab_size, d_model = table.shape
         self.vocab_size, self.d_model = vocab_size, d_model
@@ -255,22 +236,25 @@ class MaskedLMHead(nn.Module):
         self.norm = LayerNorm(d_model, eps=eps).to(**where)
         self.decoder = nn.Linear(d_model, vocab_size, **where)
         self.decoder.weight = table  # the tie: one Parameter
-        _bert_init(self.dense)
+        bert_init(self.dense)
         nn.init.zeros_(self.decoder.bias)
 
     @classmethod
     def from_encoder(cls, encoder: Encoder) -> "MaskedLMHead":
         """A head tied to `encoder.embeddings.token_embeddings`, with its eps."""
         if not isinstance(encoder, Encoder):
-            raise TypeError(
-                f"expected an encoderlib Encoder, got {type(encoder).__name__}"
-            )
+            raise fail_type("encoder", "an encoderlib Encoder", encoder)
         return cls(encoder.embeddings.token_embeddings, eps=encoder.config.eps)
 
     def forward(self, h: Tensor) -> Tensor:
         """Token vectors (b, n, d), or any (..., d) → logits (..., vocab_size)."""
-        _check_features(h, self.d_model, "h")
-        _check_dtype(h, self.decoder.weight, "h")
+        check_floating("h", h)
+        if h.dim() == 0 or h.shape[-1] != self.d_model:  # any leading axes
+            raise ValueError(
+                f"expected h of shape (..., d) = (..., {self.d_model}), "
+                f"got {tuple(h.shape)}"
+            )
+        check_same_dtype("h", h, self.decoder.weight)
         x = self.norm(F.gelu(self.dense(h)))  # BERT's transform, exact GELU
         # logits[..., v] = x · E[v] + bias[v], E the token-embedding table
         return self.decoder(x)

@@ -23,10 +23,18 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from encoderlib.data import (  # noqa: F811 (the imports cell has it too)
-    PaddingCollator,
-    _check_seed,
+from encoderlib.checks import (
+    as_bool_mask,
+    check_ids,
+    check_int,
+    check_number,
+    check_positive_int,
+    check_seed,
+    check_tensor,
+    check_values,
+    fail_type,
 )
+from encoderlib.data import PaddingCollator
 from encoderlib.encoder import Encoder
 from encoderlib.heads import MaskedLMHead
 
@@ -42,10 +50,7 @@ def _check_fractions(
         ("mask_fraction", mask_fraction),
         ("random_fraction", random_fraction),
     ):
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise TypeError(f"expected {name} as a float, got {value!r}")
-        if not 0.0 <= value <= 1.0:
-            raise ValueError(f"expected {name} in [0, 1], got {value!r}")
+        check_number(name, value, 0.0, 1.0, high_inclusive=True)
     if mask_fraction + random_fraction > 1.0:
         raise ValueError(
             "expected mask_fraction + random_fraction <= 1, got "
@@ -54,50 +59,9 @@ def _check_fractions(
 
 
 def _check_token_id(name: str, value: object, vocab_size: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"expected {name} as an int, got {value!r}")
-    if not 0 <= value < vocab_size:
-        raise ValueError(f"expected {name} in [0, {vocab_size}), got {value}")
+    # One token id given as a Python int: an int in [0, vocab_size).
+    check_number(name, check_int(name, value), 0, vocab_size)
     return value
-
-
-def _check_mask(mask: object, shape: tuple[int, ...]) -> Tensor:
-    # An attention mask of `shape` as bool: from bool or 0/1 integers (uint8 too,
-    # read as 0/1 values, never as a boolean index); a clear error otherwise.
-    if not isinstance(mask, Tensor):
-        raise TypeError(
-            f"expected attention_mask as a tensor, got {type(mask).__name__}"
-        )
-    if tuple(mask.shape) != tuple(shape):
-        raise ValueError(
-            f"expected attention_mask of shape {tuple(shape)} like input_ids, got "
-            f"{tuple(mask.shape)}"
-        )
-    if mask.dtype == torch.bool:
-        return mask
-    if mask.is_floating_point() or mask.is_complex():
-        raise TypeError(
-            f"expected attention_mask as bool or 0/1 integers, got dtype {mask.dtype}"
-        )
-    if ((mask != 0) & (mask != 1)).any():
-        raise ValueError(
-            "expected attention_mask values 0 or 1 (1 = real token), got "
-            f"{sorted(mask.unique().tolist())[:6]}"
-        )
-    return mask != 0
-
-
-def _as_int64_ids(input_ids: object) -> object:
-    # Token ids of any integer dtype, read as int64 (what nn.Embedding needs);
-    # anything else is passed on unchanged, for the encoder to refuse clearly.
-    if (
-        isinstance(input_ids, Tensor)
-        and not input_ids.is_floating_point()
-        and not input_ids.is_complex()
-        and input_ids.dtype not in (torch.bool, torch.long)
-    ):
-        return input_ids.long()
-    return input_ids
 
 
 class _MLMOutputFields(NamedTuple):
@@ -118,24 +82,24 @@ def mask_tokens(
 ) -> tuple[Tensor, Tensor]:
     """BERT's masking: choose 15 % of the tokens, hide most of them, keep the answers.
 
-    Each real, non-special token of `input_ids` (int64, any shape, usually (b, n))
-    is chosen with probability `probability`. Of the chosen, a fraction
-    `mask_fraction` becomes `mask_token_id`, `random_fraction` becomes a token
-    drawn uniformly from the non-special ids below `vocab_size` (it may happen to
-    be the original), and the rest stay as they are: 80/10/10 in Devlin et al.,
-    2018, arXiv:1810.04805. Special tokens are never chosen, nor are positions
-    where `attention_mask` (same shape, bool or 0/1) is False or 0. Random numbers
-    come from `generator` (a CPU `torch.Generator`; None: torch's global one).
-    Returns `(masked_ids, labels)`: the new ids, and labels that hold the original
-    id at chosen positions and `IGNORE_INDEX` (-100, skipped by
-    `F.cross_entropy`) elsewhere, both shaped like `input_ids`; `input_ids`
-    itself is not changed. An empty batch (b = 0) gives two empty tensors.
-    Raises `TypeError` when `input_ids` is not an int64 tensor, an id or size is
-    not an int, `special_token_ids` is not an iterable of ints, a share is not a
-    number, `attention_mask` is not a bool or 0/1 integer tensor or `generator`
-    not a `torch.Generator`; `ValueError` for ids outside [0, vocab_size), a
-    share outside [0, 1] (or `mask_fraction` + `random_fraction` > 1), a mask of
-    another shape or with values other than 0 and 1.
+    Each real, non-special token of `input_ids` (integer ids of any dtype and any
+    shape, usually (b, n)) is chosen with probability `probability`. Of the chosen,
+    a fraction `mask_fraction` becomes `mask_token_id`, `random_fraction` becomes a
+    token drawn uniformly from the non-special ids below `vocab_size` (it may happen
+    to be the original), and the rest stay as they are: 80/10/10 in Devlin et al.,
+    2018, arXiv:1810.04805. Special tokens are never chosen, nor are positions where
+    `attention_mask` (same shape, bool or 0/1) is False or 0. Random numbers come
+    from `generator` (a CPU `torch.Generator`; None: torch's global one). Returns
+    `(masked_ids, labels)`, both int64: the new ids, and labels that hold the
+    original id at chosen positions and `IGNORE_INDEX` (-100, skipped by
+    `F.cross_entropy`) elsewhere, both shaped like `input_ids`; `input_ids` itself
+    is not changed. An empty batch (b = 0) gives two empty tensors. Raises
+    `TypeError` when `input_ids` is not an integer tensor, an id or size is not an
+    int, `special_token_ids` is not an iterable of ints, a share is not a number,
+    `attention_mask` is not a bool or 0/1 integer tensor or `generator` not a
+    `torch.Generator`; `ValueError` for ids outside [0, vocab_size), a share outside
+    [0, 1] (or `mask_fraction` + `random_fraction` > 1), a mask of another shape or
+    with values other than 0 and 1.
 
     Example::
 
@@ -143,25 +107,20 @@ def mask_tokens(
                                      tok.special_token_ids, attention_mask=mask)
         (labels != -100).float().mean()  # about 0.15 of the real tokens
     """
-    if not isinstance(input_ids, Tensor) or input_ids.dtype != torch.long:
-        got = getattr(input_ids, "dtype", type(input_ids).__name__)
-        raise TypeError(f"expected input_ids as an int64 tensor, got {got}")
-    if isinstance(vocab_size, bool) or not isinstance(vocab_size, int):
-        raise TypeError(f"expected vocab_size as an int, got {vocab_size!r}")
-    if vocab_size < 1:
-        raise ValueError(f"expected vocab_size >= 1, got {vocab_size}")
+    check_positive_int("vocab_size", vocab_size)
+    # Every integer dtype is accepted (checks.check_ids), and read as int64.
+    input_ids = check_ids("input_ids", input_ids, None, vocab_size).long()
     _check_token_id("mask_token_id", mask_token_id, vocab_size)
     if isinstance(special_token_ids, (str, bytes, Tensor)) or not isinstance(
         special_token_ids, Iterable
     ):
-        raise TypeError(
-            "expected special_token_ids as an iterable of ints (a set, a list), got "
-            f"{type(special_token_ids).__name__}"
+        raise fail_type(
+            "special_token_ids",
+            "an iterable of ints (a set, a list)",
+            special_token_ids,
         )
     if generator is not None and not isinstance(generator, torch.Generator):
-        raise TypeError(
-            f"expected generator as a torch.Generator or None, got {generator!r}"
-        )
+        raise fail_type("generator", "a torch.Generator or None", generator)
     specials = sorted(
         {
             _check_token_id("a special token id", i, vocab_size)
@@ -169,18 +128,12 @@ def mask_tokens(
         }
     )
     _check_fractions(probability, mask_fraction, random_fraction)
-    if input_ids.numel() and not (
-        input_ids.min() >= 0 and input_ids.max() < vocab_size
-    ):
-        raise ValueError(
-            f"expected input_ids in [0, {vocab_size}), got ids from "
-            f"{int(input_ids.min())} to {int(input_ids.max())}"
-        )
     device = input_ids.device
     special = torch.tensor(specials, dtype=torch.long, device=device)
     candidates = ~torch.isin(input_ids, special)  # real tokens may be chosen
-    if attention_mask is not None:
-        candidates &= _check_mask(attention_mask, tuple(input_ids.shape)).to(device)
+    real = as_bool_mask("attention_mask", attention_mask, tuple(input_ids.shape))
+    if real is not None:  # uint8 masks too: read as 0/1 values, never as an index
+        candidates &= real.to(device)
     pool = torch.ones(vocab_size, dtype=torch.bool, device="cpu")  # random tokens
     pool[special.cpu()] = False
     pool = pool.nonzero().squeeze(1)
@@ -199,10 +152,9 @@ def mask_tokens(
     picks = torch.randint(
         max(len(pool), 1), input_ids.shape, generator=generator, device="cpu"
     )
-    masked = input_ids.clone()
-    masked[to_mask] = mask_token_id
+    masked = torch.where(to_mask, mask_token_id, input_ids)
     if len(pool):
-        masked[to_random] = pool[picks].to(device)[to_random]
+        masked = torch.where(to_random, pool[picks].to(device), masked)
     return masked, labels
 
 
@@ -246,14 +198,12 @@ class MLMCollator:
         """
         needs = ("mask_token_id", "pad_token_id", "vocab_size", "special_token_ids")
         if not all(hasattr(tokenizer, name) for name in needs):
-            raise TypeError(
-                "expected a chapter-2 tokenizer (a WordPieceTokenizer, say), got "
-                f"{type(tokenizer).__name__}"
-            )
+            wanted = "a chapter-2 tokenizer (a WordPieceTokenizer, say)"
+            raise fail_type("tokenizer", wanted, tokenizer)
         if tokenizer.mask_token_id is None:
             raise ValueError("expected a tokenizer whose vocabulary has [MASK]")
         _check_fractions(probability, mask_fraction, random_fraction)
-        _check_seed(seed)
+        check_seed("seed", seed)
         self.tokenizer, self.probability = tokenizer, probability
         self.mask_fraction, self.random_fraction = mask_fraction, random_fraction
         # Examples carry no class label here: a key no example has keeps
@@ -306,10 +256,8 @@ class MLMOutput(_MLMOutputFields):
 
     def __new__(cls, loss: Tensor | None, logits: Tensor) -> "MLMOutput":
         if loss is not None and (not isinstance(loss, Tensor) or loss.dim() != 0):
-            got = tuple(loss.shape) if isinstance(loss, Tensor) else type(loss).__name__
-            raise TypeError(f"expected loss as a scalar tensor or None, got {got}")
-        if not isinstance(logits, Tensor):
-            raise TypeError(f"expected logits as a tensor, got {type(logits).__name__}")
+            raise fail_type("loss", "a scalar tensor or None", loss)
+        check_tensor("logits", logits)
         if logits.dim() not in (2, 3):
             raise ValueError(
                 "expected logits of shape (t, vocab_size) or (b, n, vocab_size), got "
@@ -323,17 +271,18 @@ class MaskedLanguageModel(nn.Module):
 
     `forward(input_ids, attention_mask=None, labels=None, token_type_ids=None)`
     encodes the batch (b, n) and returns an `MLMOutput`. Without labels: logits
-    (b, n, vocab_size) at every position. With labels (b, n), int64 with
-    `IGNORE_INDEX` where nothing is to be predicted: logits (t, vocab_size) at
-    the t labelled positions only, and their mean cross-entropy. A
-    vocabulary-sized row of logits costs vocab_size × d_model multiply-adds and
-    most positions carry no label, so only the labelled ones are scored. The
-    head is `MaskedLMHead.from_encoder(encoder)`: its decoder weight is the
-    encoder's token-embedding Parameter. Token ids of any integer dtype are read
-    as int64. Raises `TypeError` when `encoder` is not an encoderlib `Encoder`
-    or `labels` not an int64 tensor, and `ValueError` for labels of another
-    shape than `input_ids` or outside [0, vocab_size) other than -100; the
-    encoder raises for bad ids and masks.
+    (b, n, vocab_size) at every position. With labels (b, n), int64 with `IGNORE_INDEX`
+    where nothing is to be predicted: logits (t, vocab_size) at the t labelled
+    positions only, and their mean cross-entropy. A vocabulary-sized row of logits
+    costs vocab_size × d_model multiply-adds and most positions carry no label, so
+    only the labelled ones are scored. The head is
+    `MaskedLMHead.from_encoder(encoder)`: its decoder weight is the encoder's
+    token-embedding Parameter. Token ids of any integer dtype are read as the
+    encoder reads them (`encoderlib.checks.check_ids`). On a GPU, the forward with
+    labels waits once, for the count t that sizes the logits. Raises `TypeError`
+    when `encoder` is not an encoderlib `Encoder` or `labels` not an int64 tensor,
+    and `ValueError` for labels of another shape than `input_ids` or outside
+    [0, vocab_size) other than -100; the encoder raises for bad ids and masks.
 
     Example::
 
@@ -345,9 +294,7 @@ class MaskedLanguageModel(nn.Module):
         """`encoder`: an encoderlib `Encoder`; a new head is tied to its embeddings."""
         super().__init__()
         if not isinstance(encoder, Encoder):
-            raise TypeError(
-                f"expected an encoderlib Encoder, got {type(encoder).__name__}"
-            )
+            raise fail_type("encoder", "an encoderlib Encoder", encoder)
         self.encoder = encoder
         self.head = MaskedLMHead.from_encoder(encoder)
 
@@ -363,30 +310,34 @@ class MaskedLanguageModel(nn.Module):
         Without labels, logits (b, n, vocab_size); with labels, logits (t, vocab_size)
         at the t labelled positions only. See the class docstring.
         """
-        input_ids = _as_int64_ids(input_ids)
         h = self.encoder(input_ids, attention_mask, token_type_ids)  # (b, n, d)
         if labels is None:
             return MLMOutput(None, self.head(h))  # (b, n, vocab_size)
         if not isinstance(labels, Tensor) or labels.dtype != torch.long:
-            got = getattr(labels, "dtype", type(labels).__name__)
-            raise TypeError(f"expected labels as an int64 tensor, got {got}")
+            raise fail_type("labels", "an int64 tensor", labels)
         if labels.shape != input_ids.shape:
             raise ValueError(
                 f"expected labels of shape {tuple(input_ids.shape)} like input_ids, "
                 f"got {tuple(labels.shape)}"
             )
         vocab_size = self.head.decoder.weight.shape[0]
-        outside = (labels != IGNORE_INDEX) & ((labels < 0) | (labels >= vocab_size))
-        if outside.any():
-            raise ValueError(
-                f"expected labels in [0, {vocab_size}) or {IGNORE_INDEX}, got "
-                f"{int(labels[outside][0])}"
-            )
-        chosen = labels.to(h.device) != IGNORE_INDEX  # (b, n)
-        logits = self.head(h[chosen])  # (t, vocab_size): labelled positions only
+        # Checked where the labels are (a collator's: the CPU, read for free).
+        inside = (labels == IGNORE_INDEX) | ((labels >= 0) & (labels < vocab_size))
+        check_values(
+            inside,
+            ValueError,
+            f"expected labels in [0, {vocab_size}) or {IGNORE_INDEX}",
+            lambda: str(int(labels[~inside][0])),
+        )
+        labels = labels.to(h.device)
+        # The count t of labelled positions sizes the logits (t, vocab_size): on a
+        # GPU, reading it is this forward's one wait, the algorithm's. Scoring
+        # every position instead costs b·n/t times the head's work (7 at 15 %).
+        positions = (labels.flatten() != IGNORE_INDEX).nonzero().squeeze(1)  # (t,)
+        logits = self.head(h.flatten(0, 1)[positions])  # labelled positions only
         if logits.shape[0] == 0:  # nothing chosen: a zero loss that keeps the graph
             return MLMOutput(logits.sum() * 0.0, logits)
-        targets = labels.to(h.device)[chosen]
+        targets = labels.flatten()[positions]
         return MLMOutput(F.cross_entropy(logits.float(), targets), logits)
 
 
@@ -405,12 +356,9 @@ def mlm_loss(model: MaskedLanguageModel, batch: Mapping[str, Tensor]) -> Tensor:
         history = train(model, mlm_loss, loader, steps=300)
     """
     if not isinstance(model, MaskedLanguageModel):
-        raise TypeError(f"expected a MaskedLanguageModel, got {type(model).__name__}")
+        raise fail_type("model", "a MaskedLanguageModel", model)
     if not isinstance(batch, Mapping):
-        raise TypeError(
-            f"expected batch as a mapping (as MLMCollator makes it), got "
-            f"{type(batch).__name__}"
-        )
+        raise fail_type("batch", "a mapping (as MLMCollator makes it)", batch)
     missing = [key for key in ("input_ids", "labels") if key not in batch]
     if missing:
         raise ValueError(

@@ -6,28 +6,31 @@
 - 9. Pooling and heads (chapters/09_pooling_and_heads.ipynb)
 """
 
-__all__ = ["cls_pool", "mean_pool", "max_pool", "AttentionPool"]
+__all__ = ["cls_pool", "mean_pool", "max_pool", "AttentionPool", "POOLINGS"]
 
 import torch
 from einops import einsum, rearrange, reduce
 from torch import Tensor, nn
 
-from encoderlib.encoder import _as_bool_mask, _check_dtype, _check_flag
+from encoderlib.checks import (
+    as_bool_mask,
+    check_flag,
+    check_floating,
+    check_positive_int,
+    check_same_dtype,
+    check_shape,
+)
 
 
 def _real_token_mask(h: Tensor, mask: Tensor | None) -> Tensor:
     # Check h (b, n, d) and mask (b, n); return the mask as bool, True = real token.
-    if not isinstance(h, Tensor):
-        raise TypeError(f"expected h as a torch.Tensor, got {type(h).__name__}")
-    if h.dim() != 3:
-        raise ValueError(f"expected h of shape (b, n, d), got {tuple(h.shape)}")
-    if not h.is_floating_point():
-        raise TypeError(f"expected h with a floating-point dtype, got {h.dtype}")
-    b, n, _ = h.shape
+    check_floating("h", h)
+    b, n, _ = check_shape("h", h, (None, None, None), "b n d").shape
     if mask is None:
         return torch.ones(b, n, dtype=torch.bool, device=h.device)
-    # Chapter 8's check, which also turns the tokenizer's 0/1 integers into bool.
-    return _as_bool_mask(mask, (b, n), "mask", "h's first two axes").to(h.device)
+    # The encoder's mask check (encoderlib.checks), which also turns the
+    # tokenizer's 0/1 integers into bool; on a GPU it never waits for the values.
+    return as_bool_mask("mask", mask, (b, n), "h's first two axes").to(h.device)
 
 
 def cls_pool(h: Tensor, mask: Tensor | None = None) -> Tensor:
@@ -139,11 +142,7 @@ class AttentionPool(nn.Module):
         See the class docstring for `forward`, the weights and what raises.
         """
         super().__init__()
-        if isinstance(d_model, bool) or not isinstance(d_model, int):
-            raise TypeError(f"expected d_model as a positive int, got {d_model!r}")
-        if d_model < 1:
-            raise ValueError(f"expected d_model as a positive int, got {d_model!r}")
-        self.d_model = d_model
+        self.d_model = check_positive_int("d_model", d_model)
         self.score = nn.Linear(d_model, 1)
         nn.init.zeros_(self.score.weight)  # equal scores: starts as mean pooling
         nn.init.zeros_(self.score.bias)
@@ -153,12 +152,9 @@ class AttentionPool(nn.Module):
     ) -> Tensor | tuple[Tensor, Tensor]:
         """(b, n, d) → (b, d); with `return_weights`, also the (b, n) weights."""
         real = _real_token_mask(h, mask)
-        if h.shape[-1] != self.d_model:
-            raise ValueError(
-                f"expected h of shape (b, n, {self.d_model}), got {tuple(h.shape)}"
-            )
-        _check_dtype(h, self.score.weight, "h")
-        _check_flag("return_weights", return_weights)
+        check_shape("h", h, (None, None, self.d_model), "b n d")
+        check_same_dtype("h", h, self.score.weight)
+        check_flag("return_weights", return_weights)
         h = h.masked_fill(~rearrange(real, "b n -> b n 1"), 0.0)
         scores = rearrange(self.score(h), "b n 1 -> b n")
         has_real = real.any(dim=1, keepdim=True)  # (b, 1)
@@ -172,3 +168,14 @@ class AttentionPool(nn.Module):
     def extra_repr(self) -> str:
         """The size shown by print(pool): d_model."""
         return f"d_model={self.d_model}"
+
+
+# The poolings by name: the one table that code taking a pooling's name reads
+# (EncoderClassifier's `pooling`). A function maps (h, mask) to (b, d); a class,
+# AttentionPool, is built with d_model and learns its weights.
+POOLINGS = {
+    "cls": cls_pool,
+    "mean": mean_pool,
+    "max": max_pool,
+    "attention": AttentionPool,
+}

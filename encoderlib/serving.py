@@ -25,10 +25,17 @@ import torch.nn.functional as F
 from einops import rearrange
 from torch import Tensor, nn
 
+from encoderlib.checks import (
+    check_floating,
+    check_int,
+    check_path,
+    check_shape,
+    fail_type,
+)
 from encoderlib.encoder import Encoder
 from encoderlib.pooling import mean_pool
-from encoderlib.pretrained import SentenceEncoder, _check_encode_arguments
-from encoderlib.tokenization import WordPieceTokenizer, _pad_batch
+from encoderlib.sentence import SentenceEncoder, check_encode_arguments
+from encoderlib.tokenization import WordPieceTokenizer, pad_batch
 
 
 def _serving_packages(caller: str):
@@ -41,6 +48,31 @@ def _serving_packages(caller: str):
             f"{caller} needs onnx and onnxruntime: pip install encoderlib[serving]"
         ) from error
     return onnx, onnxruntime
+
+
+def _check_file_path(name: str, value: object) -> Path:
+    # A str or Path that names a file (an empty string names none), as a Path.
+    path = check_path(name, value)
+    if str(value) == "":
+        raise ValueError(f"expected {name} as a file path, got ''")
+    return path
+
+
+def _check_onnx_file(name: str, path: Path, onnx) -> None:
+    # A ValueError naming the file when it is not an ONNX model (a graph of the
+    # standard operators), before ONNX Runtime's own errors, which do not name it.
+    try:
+        model = onnx.load(str(path), load_external_data=False)
+    except Exception as error:  # noqa: BLE001 (protobuf's DecodeError and kin)
+        reason = f"{type(error).__name__}: {error}".splitlines()[0]
+    else:
+        domains = {entry.domain for entry in model.opset_import}
+        if model.graph.node and domains & {"", "ai.onnx"}:
+            return
+        reason = "no graph of ONNX operators in it"
+    raise ValueError(
+        f"expected {name} as an ONNX model file, got {str(path)!r} ({reason})"
+    )
 
 
 class _PaddedGraph(nn.Module):
@@ -95,7 +127,8 @@ def export_onnx(
     ONNX operator set, 18 (the exporter's own) or newer. The model's train/eval
     modes are left as they were. Returns the path. Raises a `TypeError` for
     another kind of model, a path that is not a str or Path or an opset that is
-    not an int; a `ValueError` for an opset below 18, a `max_len` below 2, or
+    not an int; a `ValueError` for an empty path, an opset below 18, a
+    `max_len` below 2, or
     weights that are not plain tensors (a `quantize_int8` copy: export the float
     model, then `quantize_onnx_int8` the file); and an
     `ImportError` naming `pip install encoderlib[serving]` when onnx or
@@ -112,17 +145,9 @@ def export_onnx(
     elif isinstance(model, Encoder):
         encoder, pooled = model, False
     else:
-        raise TypeError(
-            f"expected a SentenceEncoder or an Encoder, got {type(model).__name__}"
-        )
-    if not isinstance(path, (str, Path)) or str(path) == "":
-        raise TypeError(f"expected a file path (str or Path), got {path!r}")
-    if isinstance(opset, bool) or not isinstance(opset, int):
-        raise TypeError(f"expected opset as an int, got {opset!r}")
-    if opset < 18:
-        raise ValueError(
-            f"expected opset >= 18 (torch.export's ONNX exporter), got {opset}"
-        )
+        raise fail_type("model", "a SentenceEncoder or an Encoder", model)
+    path = _check_file_path("path", path)
+    check_int("opset", opset, 18)  # 18: the operator set of torch.export's exporter
     if encoder.config.max_len < 2:
         raise ValueError(
             f"expected max_len >= 2 (room for padding), got {encoder.config.max_len}"
@@ -134,7 +159,6 @@ def export_onnx(
             "model, then quantize the file with quantize_onnx_int8"
         )
     _serving_packages("export_onnx()")
-    path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     config = encoder.config
     # An example batch of two, one of them padded, so the mask is not constant.
@@ -195,7 +219,8 @@ class OnnxSentenceEncoder:
     i belongs to sentences[i], of length 1 when `normalize`. Raises a
     `TypeError` for a path that is not a str or Path, a tokenizer that is not a
     `WordPieceTokenizer`, or a `max_length` or `threads` that is not an int; a
-    `FileNotFoundError` for a missing file; a `ValueError` for a file that is
+    `FileNotFoundError` for a missing file; a `ValueError` for an empty path,
+    a file that is not an ONNX model (the message names it), a file that is
     not a sentence encoder's graph (inputs `input_ids`, `attention_mask`,
     output `sentence_embedding`), a tokenizer whose vocabulary size is not the
     model's, a `max_length` outside [2, max_len] or `threads` below 1; and an
@@ -218,25 +243,19 @@ class OnnxSentenceEncoder:
         threads: int | None = None,
     ) -> None:
         """Open an ONNX Runtime session on `path`; see the class docstring."""
-        if not isinstance(path, (str, Path)) or str(path) == "":
-            raise TypeError(f"expected a file path (str or Path), got {path!r}")
+        path = _check_file_path("path", path)
         if not isinstance(tokenizer, WordPieceTokenizer):
-            raise TypeError(
-                f"expected a WordPieceTokenizer, got {type(tokenizer).__name__}"
-            )
+            raise fail_type("tokenizer", "a WordPieceTokenizer", tokenizer)
         for name, value, low in (
             ("max_length", max_length, 2),
             ("threads", threads, 1),
         ):
-            if value is None:
-                continue
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise TypeError(f"expected {name} as an int, got {value!r}")
-            if value < low:
-                raise ValueError(f"expected {name} >= {low}, got {value}")
-        if not Path(path).is_file():
+            if value is not None:
+                check_int(name, value, low)
+        if not path.is_file():
             raise FileNotFoundError(f"expected an ONNX file at {str(path)!r}")
-        _, onnxruntime = _serving_packages("OnnxSentenceEncoder")
+        onnx, onnxruntime = _serving_packages("OnnxSentenceEncoder")
+        _check_onnx_file("path", path, onnx)
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = threads or torch.get_num_threads()
         options.inter_op_num_threads = 1
@@ -279,13 +298,13 @@ class OnnxSentenceEncoder:
 
         The same contract as `SentenceEncoder.encode`; see the class docstring.
         """
-        sentences = _check_encode_arguments(sentences, batch_size, normalize)
+        sentences = check_encode_arguments(sentences, batch_size, normalize)
         ids = [self.tokenizer.encode(s, max_length=self.max_length) for s in sentences]
         order = sorted(range(len(ids)), key=lambda i: len(ids[i]), reverse=True)
         out = torch.empty(len(ids), self.dim)
         for start in range(0, len(order), batch_size):
             rows = order[start : start + batch_size]
-            batch = _pad_batch(
+            batch = pad_batch(
                 [ids[i] for i in rows],
                 self.tokenizer.pad_token_id,
                 padding=True,
@@ -336,14 +355,8 @@ class Int8Weight(Tensor):
 
     @staticmethod
     def __new__(cls, weight: Tensor) -> "Int8Weight":
-        if not isinstance(weight, Tensor) or not weight.is_floating_point():
-            raise TypeError(
-                f"expected a floating-point weight tensor, got {weight!r:.60}"
-            )
-        if weight.dim() != 2:
-            raise ValueError(
-                f"expected a weight of shape (out, in), got {tuple(weight.shape)}"
-            )
+        check_floating("weight", weight)
+        check_shape("weight", weight, (None, None), "out in")
         with torch._C.DisableTorchFunctionSubclass():
             int8, scale = _int8_rows(weight.detach().float())
         return cls._from_int8(int8, scale)
@@ -416,8 +429,9 @@ def quantize_int8(model: nn.Module) -> nn.Module:
     modules themselves are unchanged: only their weights are. The original is
     untouched. The copy is for inference on the CPU; moving it with `.to()`
     turns the weights back into plain float tensors. Raises a `TypeError` for
-    anything but an `nn.Module` and a `ValueError` for a module without an
-    `nn.Linear`.
+    anything but an `nn.Module` or for linear layers that are not float32 (the
+    int8 product takes float32 inputs: quantize `model.float()`), and a
+    `ValueError` for a module without an `nn.Linear`.
 
     Example::
 
@@ -425,10 +439,23 @@ def quantize_int8(model: nn.Module) -> nn.Module:
         minilm_int8.encode(["A cat sat."])  # (1, 384), from int8 products
     """
     if not isinstance(model, nn.Module):
-        raise TypeError(f"expected an nn.Module, got {type(model).__name__}")
-    if not any(isinstance(m, nn.Linear) for m in model.modules()):
+        raise fail_type("model", "an nn.Module", model)
+    linears = {
+        name: module
+        for name, module in model.named_modules()
+        if isinstance(module, nn.Linear)
+    }
+    if not linears:
         kind = type(model).__name__
         raise ValueError(f"expected a module with nn.Linear layers, got none in {kind}")
+    for name, linear in linears.items():  # the int8 product reads float32 inputs
+        dtype = linear.weight.dtype
+        if dtype != torch.float32:
+            raise TypeError(
+                f"expected model with float32 linear layers, got {name or 'model'} "
+                f"of dtype {dtype}: quantize model.float(), whose copy takes "
+                "float32 inputs"
+            )
     model = copy.deepcopy(model)
     for module in model.modules():
         if isinstance(module, nn.Linear) and not isinstance(module.weight, Int8Weight):
@@ -447,25 +474,22 @@ def quantize_onnx_int8(src: str | Path, dst: str | Path) -> Path:
     product call, and the product accumulates in int32 before it is scaled back
     to float32. Embeddings, LayerNorm, softmax and the attention products stay in
     float32. Returns `dst`. Raises a `TypeError` for paths that are not str or
-    Path, a `FileNotFoundError` when `src` is missing, a `ValueError` when `dst`
-    is `src`, and an `ImportError` naming `pip install encoderlib[serving]`
+    Path, a `FileNotFoundError` when `src` is missing, a `ValueError` for an
+    empty path, a `src` that is not an ONNX model file (naming it) or a `dst`
+    that is `src`, and an `ImportError` naming `pip install encoderlib[serving]`
     without onnx and onnxruntime.
 
     Example::
 
         quantize_onnx_int8("minilm.onnx", "minilm-int8.onnx")  # about 23 MB
     """
-    for name, value in (("src", src), ("dst", dst)):
-        if not isinstance(value, (str, Path)) or str(value) == "":
-            raise TypeError(
-                f"expected {name} as a file path (str or Path), got {value!r}"
-            )
-    src, dst = Path(src), Path(dst)
+    src, dst = _check_file_path("src", src), _check_file_path("dst", dst)
     if not src.is_file():
         raise FileNotFoundError(f"expected an ONNX file at {str(src)!r}")
     if dst.resolve() == src.resolve():
         raise ValueError(f"expected dst to differ from src, got {str(dst)!r} twice")
-    _serving_packages("quantize_onnx_int8()")
+    onnx, _ = _serving_packages("quantize_onnx_int8()")
+    _check_onnx_file("src", src, onnx)
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     dst.parent.mkdir(parents=True, exist_ok=True)

@@ -6,35 +6,26 @@
 - 2. Tokens and embeddings (chapters/02_tokens_and_embeddings.ipynb)
 """
 
-__all__ = ["SPECIAL_TOKENS", "WordTokenizer", "WordPieceTokenizer"]
+__all__ = ["SPECIAL_TOKENS", "WordTokenizer", "WordPieceTokenizer", "pad_batch"]
 
-import bisect
-import importlib.resources
-import json
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from encoderlib.normalization import (
+    bert_normalize,
+    bert_pre_tokenize,
+    require_bool,
+    require_int,
+    require_str,
+)
 
 if TYPE_CHECKING:  # torch is imported where tensors are made: the text side needs none
     from torch import Tensor
 
 SPECIAL_TOKENS: tuple[str, ...] = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
-
-
-def _check_bool(name: str, value: bool) -> None:
-    """Raise a TypeError unless `value` is a bool (a str like "no" would be truthy)."""
-    if not isinstance(value, bool):
-        raise TypeError(f"expected {name} as a bool, got {value!r}")
-
-
-def _check_max_length(max_length: int | None) -> None:
-    """Raise a TypeError unless `max_length` is an int or None."""
-    if max_length is not None and (
-        isinstance(max_length, bool) or not isinstance(max_length, int)
-    ):
-        raise TypeError(f"expected max_length as an int or None, got {max_length!r}")
 
 
 class _Tokenizer:
@@ -54,12 +45,7 @@ class _Tokenizer:
             )
         vocab: dict[str, int] = {}
         for index, token in enumerate(tokens):
-            if not isinstance(token, str):
-                raise TypeError(
-                    f"expected every vocabulary entry to be a str, "
-                    f"got {type(token).__name__} at index {index}"
-                )
-            if token in vocab:
+            if require_str(f"vocabulary entry {index}", token) in vocab:
                 raise ValueError(
                     f"expected unique tokens, got {token!r} at indices "
                     f"{vocab[token]} and {index}"
@@ -103,8 +89,7 @@ class _Tokenizer:
         as in Hugging Face; the text around it is tokenized on its own. Raises
         TypeError for a `text` that is not a str.
         """
-        if not isinstance(text, str):
-            raise TypeError(f"expected text as a str, got {type(text).__name__}")
+        require_str("text", text)
         tokens = []
         for i, part in enumerate(self._special_pattern.split(text)):
             if i % 2:  # split() returns the matched special tokens at odd positions
@@ -133,15 +118,10 @@ class _Tokenizer:
                 "expected a token (str) or a list of tokens, "
                 f"got {type(tokens).__name__}"
             )
-        ids = []
-        for index, token in enumerate(tokens):
-            if not isinstance(token, str):
-                raise TypeError(
-                    f"expected every token to be a str, got {type(token).__name__} "
-                    f"at index {index}"
-                )
-            ids.append(self.vocab.get(token, self.unk_token_id))
-        return ids
+        return [
+            self.vocab.get(require_str(f"token {index}", token), self.unk_token_id)
+            for index, token in enumerate(tokens)
+        ]
 
     def convert_ids_to_tokens(
         self, ids: "int | Iterable[int] | Tensor"
@@ -167,9 +147,7 @@ class _Tokenizer:
             )
         ids = [ids] if single else list(ids)
         for i in ids:
-            if isinstance(i, bool) or not isinstance(i, int):
-                raise TypeError(f"expected integer ids, got {type(i).__name__}")
-            if not 0 <= i < self.vocab_size:
+            if not 0 <= require_int("ids", i) < self.vocab_size:
                 raise ValueError(f"expected ids in [0, {self.vocab_size}), got {i}")
         tokens = [self.id_to_token[i] for i in ids]
         return tokens[0] if single else tokens
@@ -185,14 +163,11 @@ class _Tokenizer:
         `add_special_tokens` or a non-int `max_length`, and ValueError for a
         `max_length` too small for the special tokens.
         """
-        if not isinstance(text, str):
-            raise TypeError(f"expected text as a str, got {type(text).__name__}")
-        _check_bool("add_special_tokens", add_special_tokens)
-        _check_max_length(max_length)
-        ids = self.convert_tokens_to_ids(self.tokenize(text))
+        ids = self.convert_tokens_to_ids(self.tokenize(text))  # tokenize checks text
+        require_bool("add_special_tokens", add_special_tokens)
         n_special = 2 if add_special_tokens else 0
         if max_length is not None:
-            if max_length < max(n_special, 1):
+            if require_int("max_length", max_length) < max(n_special, 1):
                 raise ValueError(
                     f"expected max_length >= {max(n_special, 1)}, got {max_length}"
                 )
@@ -210,19 +185,16 @@ class _Tokenizer:
         and the first [SEP], 1 for `text_pair` and the last [SEP]. With
         `max_length`, the two texts are cut so that the result, the three special
         tokens included, has at most `max_length` ids, exactly as Hugging Face's
-        fast tokenizers cut a pair with `truncation=True` (see `_pair_lengths`).
+        fast tokenizers cut a pair with `truncation=True` (the rule is below).
         Raises TypeError for texts that are not str or a non-int `max_length`,
         and ValueError for a `max_length` below 3.
         """
-        for name, value in (("text", text), ("text_pair", text_pair)):
-            if not isinstance(value, str):
-                raise TypeError(f"expected {name} as a str, got {type(value).__name__}")
-        a = self.convert_tokens_to_ids(self.tokenize(text))
-        b = self.convert_tokens_to_ids(self.tokenize(text_pair))
+        a = self.convert_tokens_to_ids(self.tokenize(require_str("text", text)))
+        b = self.convert_tokens_to_ids(
+            self.tokenize(require_str("text_pair", text_pair))
+        )
         if max_length is not None:
-            if isinstance(max_length, bool) or not isinstance(max_length, int):
-                raise TypeError(f"expected max_length as an int, got {max_length!r}")
-            if max_length < 3:
+            if require_int("max_length", max_length) < 3:
                 raise ValueError(
                     "expected max_length >= 3 for a pair ([CLS] and two [SEP]), "
                     f"got {max_length}"
@@ -240,7 +212,7 @@ class _Tokenizer:
         Raises what `convert_ids_to_tokens` raises, and TypeError for a non-bool
         `skip_special_tokens`.
         """
-        _check_bool("skip_special_tokens", skip_special_tokens)
+        require_bool("skip_special_tokens", skip_special_tokens)
         tokens = self.convert_ids_to_tokens(ids)
         tokens = [tokens] if isinstance(tokens, str) else tokens  # a single id
         if skip_special_tokens:
@@ -268,14 +240,14 @@ class _Tokenizer:
         non-bool `truncation`; ValueError for an empty list, an unknown `padding`,
         or a `max_length` too small for the special tokens.
         """
-        pairs = _check_batch_arguments(texts, max_length, padding)
-        _check_bool("truncation", truncation)
+        pairs = _check_batch_arguments(texts)
+        require_bool("truncation", truncation)
         limit = max_length if truncation else None
         if not pairs:
             rows = [self.encode(text, max_length=limit) for text in texts]
-            return _pad_batch(rows, self.pad_token_id, padding, max_length)
+            return pad_batch(rows, self.pad_token_id, padding, max_length)
         encoded = [self.encode_pair(a, b, max_length=limit) for a, b in texts]
-        return _pad_batch(
+        return pad_batch(
             [ids for ids, _ in encoded],
             self.pad_token_id,
             padding,
@@ -305,8 +277,7 @@ class WordTokenizer(_Tokenizer):
     def __init__(self, vocab: Sequence[str], lowercase: bool = True) -> None:
         """Take the vocabulary as a list of tokens (index = id); see the class."""
         super().__init__(vocab)
-        _check_bool("lowercase", lowercase)
-        self.lowercase = lowercase
+        self.lowercase = require_bool("lowercase", lowercase)
 
     @classmethod
     def from_texts(
@@ -328,14 +299,10 @@ class WordTokenizer(_Tokenizer):
             raise TypeError("expected a list of str, got a single str")
         if not isinstance(texts, Iterable):
             raise TypeError(f"expected a list of str, got {type(texts).__name__}")
-        for name, value in (("max_size", max_size), ("min_count", min_count)):
-            if value is None and name == "max_size":
-                continue
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise TypeError(f"expected {name} as an int, got {value!r}")
-        if min_count < 1:
-            raise ValueError(f"expected min_count >= 1, got {min_count}")
-        if max_size is not None and max_size < len(SPECIAL_TOKENS):
+        require_int("min_count", min_count, 1)
+        if max_size is not None and require_int("max_size", max_size) < len(
+            SPECIAL_TOKENS
+        ):
             raise ValueError(
                 f"expected max_size >= {len(SPECIAL_TOKENS)} (the special tokens), "
                 f"got {max_size}"
@@ -353,8 +320,7 @@ class WordTokenizer(_Tokenizer):
 
         Raises TypeError for a `text` that is not a str.
         """
-        if not isinstance(text, str):
-            raise TypeError(f"expected text as a str, got {type(text).__name__}")
+        require_str("text", text)
         return re.findall(r"\w+|[^\w\s]", text.lower() if self.lowercase else text)
 
     def _tokenize_text(self, text: str) -> list[str]:
@@ -388,221 +354,6 @@ def _greedy_longest_match(
         pieces.append(piece)
         start = end
     return pieces
-
-
-def _read_unicode_table() -> dict:
-    """The tokenizer's Unicode facts: encoderlib/resources/bert_unicode.json."""
-    try:  # in encoderlib/tokenization.py: the resources folder beside this file
-        folder = Path(__file__).with_name("resources")
-    except NameError:  # in the chapter, whose cells have no __file__
-        folder = importlib.resources.files("encoderlib") / "resources"
-    return json.loads((folder / "bert_unicode.json").read_text(encoding="utf-8"))
-
-
-def _code_points(spec: str) -> range:
-    """`0041` is U+0041, `0041..005A` a range, `0100..012E/2` every second one."""
-    span, _, step = spec.partition("/")
-    first, _, last = span.partition("..")
-    return range(int(first, 16), int(last or first, 16) + 1, int(step or 1))
-
-
-def _chars(spec: str) -> str:
-    """The characters of hexadecimal code points: `0069 0307` is "i̇"."""
-    return "".join(chr(int(cp, 16)) for cp in spec.split())
-
-
-class _CodePoints:
-    """A set of code points kept as sorted ranges (first, last), bisected."""
-
-    def __init__(self, spans: Iterable[tuple[int, int]]) -> None:
-        spans = sorted(spans)
-        self.firsts = [first for first, _ in spans]
-        self.lasts = [last for _, last in spans]
-
-    @classmethod
-    def of(cls, specs: list[str]) -> "_CodePoints":
-        """The code points of ranges written as in the table (`0300..036F`)."""
-        return cls((r.start, r[-1]) for r in map(_code_points, specs))
-
-    def __contains__(self, ch: str) -> bool:
-        i = bisect.bisect_right(self.firsts, ord(ch))
-        return i > 0 and ord(ch) <= self.lasts[i - 1]
-
-    def within(self, block: range) -> Iterator[int]:
-        """The members that lie in `block`, a range of code points."""
-        i = bisect.bisect_left(self.lasts, block.start)  # the first span not before it
-        while i < len(self.firsts) and self.firsts[i] < block.stop:
-            yield from range(
-                max(self.firsts[i], block.start), min(self.lasts[i] + 1, block.stop)
-            )
-            i += 1
-
-
-_UNICODE = _read_unicode_table()
-
-
-class _CharMap(dict):
-    """A `str.translate` table, filled one block of 256 code points at a time.
-
-    `changes(block)` returns {code point: replacement} for the code points of the
-    block that the rule changes (None deletes); the others map to themselves.
-    """
-
-    def __init__(self, changes) -> None:
-        super().__init__()
-        self.changes = changes
-
-    def __missing__(self, codepoint: int) -> int | str | None:
-        if len(self) >= 2**17:  # bound the memory
-            self.clear()
-        block = range(codepoint & ~0xFF, (codepoint | 0xFF) + 1)
-        self.update(zip(block, block, strict=True))  # an int maps to itself
-        self.update(self.changes(block))
-        return self[codepoint]
-
-
-_DELETED = _CodePoints.of(_UNICODE["deleted"])  # 137,681, most for private use
-_WHITESPACE = _CodePoints.of(_UNICODE["whitespace"])
-
-
-def _clean_changes(block: range) -> dict[int, str | None]:
-    """Step 1: delete control, format and private-use characters; whitespace → " "."""
-    changes: dict[int, str | None] = dict.fromkeys(_WHITESPACE.within(block), " ")
-    changes.update(dict.fromkeys(_DELETED.within(block)))  # None: delete
-    return changes
-
-
-_CLEAN = _CharMap(_clean_changes)
-
-
-_CJK = _CodePoints(
-    [(0x4E00, 0x9FFF), (0x3400, 0x4DBF), (0x20000, 0x2A6DF), (0x2A700, 0x2B73F),
-     (0x2B740, 0x2B81F), (0x2B920, 0x2CEAF), (0xF900, 0xFAFF), (0x2F800, 0x2FA1F)]
-)  # fmt: skip
-_SPACE_CJK = _CharMap(lambda block: {cp: f" {chr(cp)} " for cp in _CJK.within(block)})
-
-
-_DECOMPOSITION = {
-    int(cp, 16): _chars(nfd) for cp, nfd in _UNICODE["decompositions"].items()
-}
-_HANGUL = range(0xAC00, 0xD7A4)  # 11,172 syllables
-_DECOMPOSABLE = _CodePoints(
-    [(cp, cp) for cp in _DECOMPOSITION] + [(_HANGUL.start, _HANGUL[-1])]
-)
-_MARKS = _CodePoints.of(_UNICODE["nonspacing_marks"])
-_COMBINING_CLASS = {
-    chr(cp): int(value)
-    for value, specs in _UNICODE["combining_classes"].items()
-    for spec in specs
-    for cp in _code_points(spec)
-}
-
-
-def _decompose(ch: str) -> str:
-    """NFD of one character: Hangul syllables by arithmetic, the rest from the table."""
-    cp = ord(ch)
-    if cp in _HANGUL:  # leading consonant, vowel, and a final consonant or none
-        index = cp - _HANGUL.start
-        lead, vowel, final = index // 588, index % 588 // 28, index % 28
-        trail = chr(0x11A7 + final) if final else ""
-        return chr(0x1100 + lead) + chr(0x1161 + vowel) + trail
-    return _DECOMPOSITION.get(cp, ch)
-
-
-def _spans(code_points: Iterable[int]) -> list[tuple[int, int]]:
-    """Code points as runs (first, last) of consecutive ones."""
-    runs: list[list[int]] = []
-    for cp in sorted(code_points):
-        if runs and runs[-1][1] == cp - 1:
-            runs[-1][1] = cp
-        else:
-            runs.append([cp, cp])
-    return [(first, last) for first, last in runs]
-
-
-def _character_class(spans: Iterable[tuple[int, int]]) -> str:
-    """A regular-expression class that matches one code point of the spans."""
-    return "[" + "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in spans) + "]"
-
-
-_DECOMPOSE = _CharMap(
-    lambda block: {cp: _decompose(chr(cp)) for cp in _DECOMPOSABLE.within(block)}
-)
-_MARK_RUN = re.compile(  # two or more stacked marks
-    _character_class(_spans(map(ord, _COMBINING_CLASS))) + "{2,}"
-)
-
-
-def _canonical_order(run: re.Match) -> str:
-    """Sort stacked marks by combining class; marks of one class keep their order."""
-    return "".join(sorted(run.group(), key=_COMBINING_CLASS.__getitem__))
-
-
-def _nfd(text: str) -> str:
-    """Unicode NFD as Hugging Face's tokenizer computes it: decompose, order marks."""
-    return _MARK_RUN.sub(_canonical_order, text.translate(_DECOMPOSE))
-
-
-_DROP_MARKS = _CharMap(lambda block: dict.fromkeys(_MARKS.within(block)))
-
-
-_KEPT_MARKS = {ch for ch in _COMBINING_CLASS if ch not in _MARKS}
-_ORDER_SHOWS = {ord(ch) for ch in _KEPT_MARKS} | {
-    cp for cp, nfd in _DECOMPOSITION.items() if _KEPT_MARKS & set(nfd)
-}
-
-
-def _quick_class(code_points: set[int]) -> re.Pattern:
-    """A class that matches `code_points` and is quick to search: one range from the
-    first to the last covers those beyond U+FFFF (a class with many ranges there is
-    slow), so it matches a few more."""
-    bmp = _spans(cp for cp in code_points if cp <= 0xFFFF)
-    beyond = [cp for cp in code_points if cp > 0xFFFF]
-    return re.compile(_character_class(bmp + [(min(beyond), max(beyond))]))
-
-
-_ORDER_MAY_SHOW = _quick_class(_ORDER_SHOWS)
-_DECOMPOSE_AND_DROP = _CharMap(
-    lambda block: (
-        dict.fromkeys(_MARKS.within(block))
-        | {
-            cp: "".join(c for c in _decompose(chr(cp)) if c not in _MARKS)
-            for cp in _DECOMPOSABLE.within(block)
-        }
-    )
-)
-
-
-def _strip_accents(text: str) -> str:
-    """Step 3: NFD, then drop the non-spacing marks (in one pass where order hides)."""
-    if _ORDER_MAY_SHOW.search(text):
-        return _nfd(text).translate(_DROP_MARKS)
-    return text.translate(_DECOMPOSE_AND_DROP)
-
-
-def _lowercase_table(runs: dict[str, str]) -> dict[int, str]:
-    """Expand runs such as `0041..005A: 0061` (the lower case of the first code
-    point; the others keep its offset) into {0x41: "a", …, 0x5A: "z"}."""
-    lower = {}
-    for spec, first_lower in runs.items():
-        codes, target = _code_points(spec), _chars(first_lower)
-        for cp in codes:
-            offset = cp - codes.start
-            lower[cp] = chr(ord(target) + offset) if offset else target
-    return lower
-
-
-_LOWERCASE_OF = _lowercase_table(_UNICODE["lowercase"])
-_CASED = _CodePoints((cp, cp) for cp in _LOWERCASE_OF)
-_LOWERCASE = _CharMap(
-    lambda block: {cp: _LOWERCASE_OF[cp] for cp in _CASED.within(block)}
-)
-
-
-_PUNCTUATION = _CodePoints.of(_UNICODE["punctuation"])
-_ISOLATE_PUNCTUATION = _CharMap(
-    lambda block: {cp: f" {chr(cp)} " for cp in _PUNCTUATION.within(block)}
-)
 
 
 class WordPieceTokenizer(_Tokenizer):
@@ -649,23 +400,11 @@ class WordPieceTokenizer(_Tokenizer):
             if vocab and vocab[-1] == "":  # the newline that ends the last line
                 vocab.pop()
         super().__init__(vocab)
-        _check_bool("lowercase", lowercase)
-        _check_bool("strip_accents", strip_accents)
-        if isinstance(max_input_chars_per_word, bool) or not isinstance(
-            max_input_chars_per_word, int
-        ):
-            raise TypeError(
-                "expected max_input_chars_per_word as an int, "
-                f"got {max_input_chars_per_word!r}"
-            )
-        if max_input_chars_per_word < 1:
-            raise ValueError(
-                "expected max_input_chars_per_word >= 1, "
-                f"got {max_input_chars_per_word}"
-            )
-        self.lowercase = lowercase
-        self.strip_accents = strip_accents
-        self.max_input_chars_per_word = max_input_chars_per_word
+        self.lowercase = require_bool("lowercase", lowercase)
+        self.strip_accents = require_bool("strip_accents", strip_accents)
+        self.max_input_chars_per_word = require_int(
+            "max_input_chars_per_word", max_input_chars_per_word, 1
+        )
         self._cache: dict[str, tuple[str, ...]] = {}  # word -> pieces
 
     @classmethod
@@ -686,25 +425,17 @@ class WordPieceTokenizer(_Tokenizer):
     def normalize(self, text: str) -> str:
         """Steps 1–4: clean, space out CJK ideographs, strip accents, lower-case.
 
-        Raises TypeError for a `text` that is not a str.
+        `bert_normalize` with this tokenizer's settings. Raises TypeError for a
+        `text` that is not a str.
         """
-        if not isinstance(text, str):
-            raise TypeError(f"expected text as a str, got {type(text).__name__}")
-        text = text.translate(_CLEAN).translate(_SPACE_CJK)
-        if self.strip_accents and not text.isascii():  # ASCII has no accents
-            text = _strip_accents(text)
-        if self.lowercase:
-            text = text.translate(_LOWERCASE)
-        return text
+        return bert_normalize(text, self.lowercase, self.strip_accents)
 
     def pre_tokenize(self, text: str) -> list[str]:
         """Step 5 on normalised text: split on spaces and around punctuation.
 
-        Raises TypeError for a `text` that is not a str.
+        `bert_pre_tokenize`. Raises TypeError for a `text` that is not a str.
         """
-        if not isinstance(text, str):
-            raise TypeError(f"expected text as a str, got {type(text).__name__}")
-        return text.translate(_ISOLATE_PUNCTUATION).split()
+        return bert_pre_tokenize(text)
 
     def _pieces(self, word: str) -> tuple[str, ...]:
         pieces = self._cache.get(word)
@@ -724,9 +455,7 @@ class WordPieceTokenizer(_Tokenizer):
 
         Raises TypeError for a `word` that is not a str.
         """
-        if not isinstance(word, str):
-            raise TypeError(f"expected word as a str, got {type(word).__name__}")
-        return list(self._pieces(word))
+        return list(self._pieces(require_str("word", word)))
 
     def _tokenize_text(self, text: str) -> list[str]:
         # All five steps, then WordPiece on every word.
@@ -746,14 +475,14 @@ class WordPieceTokenizer(_Tokenizer):
         return "".join(text)
 
 
-def _describe(item) -> str:
+def _describe(item: object) -> str:
     """A short name for a batch item in an error message: str, (str, int), list."""
     if isinstance(item, tuple):
         return "(" + ", ".join(type(part).__name__ for part in item) + ")"
     return type(item).__name__
 
 
-def _check_batch_arguments(texts, max_length: int, padding) -> bool:
+def _check_batch_arguments(texts: object) -> bool:
     """Raise a clear error unless `texts` is a non-empty list of str, or of (str, str)
     tuples (sentence pairs); return True for pairs."""
     if isinstance(texts, str):
@@ -781,27 +510,43 @@ def _check_batch_arguments(texts, max_length: int, padding) -> bool:
             )
     if len(texts) == 0:
         raise ValueError("expected at least one text, got an empty list")
-    if isinstance(max_length, bool) or not isinstance(max_length, int):
-        raise TypeError(f"expected max_length as an int, got {max_length!r}")
-    if padding not in (True, False, "longest", "max_length"):
-        raise ValueError(
-            "expected padding to be True, False, 'longest' or 'max_length', "
-            f"got {padding!r}"
-        )
     return isinstance(texts[0], tuple)
 
 
-def _pad_batch(
+def pad_batch(
     rows: list[list[int]],
     pad_token_id: int,
-    padding,
-    max_length: int,
+    padding: bool | str = True,
+    max_length: int = 512,
     token_type_rows: list[list[int]] | None = None,
 ) -> "dict[str, Tensor]":
-    """Stack lists of ids into (b, n) `input_ids` and `attention_mask`, padded right;
-    with `token_type_rows`, also `token_type_ids`, 0 at padding."""
+    """Stack b lists of ids into a batch of (b, n) int64 tensors, padded on the right.
+
+    Returns {"input_ids", "attention_mask"} (1 = real token, 0 = padding), as a
+    tokenizer call does, for rows of ids made elsewhere (the sentence encoders of
+    chapters 13 and 19 sort and cut texts before they pad them); with
+    `token_type_rows` also "token_type_ids", 0 at padding. `padding=True` or
+    "longest" pads to the longest row, "max_length" to at least `max_length`,
+    False needs rows of equal length. Raises TypeError for rows that are not
+    lists of ids or a non-int `pad_token_id` or `max_length`; ValueError for no
+    rows, an unknown `padding`, or rows of unequal length with `padding=False`.
+    """
     import torch  # here, not at the top: tokenizing text must work without torch
 
+    listed = isinstance(rows, Sequence) and not isinstance(rows, str)
+    for i, row in enumerate(rows if listed else [rows]):
+        if isinstance(row, str) or not isinstance(row, Sequence):
+            where = f"row {i} as a list of ids" if listed else "rows as a list of lists"
+            raise TypeError(f"expected {where}, got {_describe(row)}")
+    if not rows:
+        raise ValueError("expected at least one row of ids, got an empty list")
+    require_int("pad_token_id", pad_token_id)
+    require_int("max_length", max_length, 0)
+    if padding not in (True, False, "longest", "max_length"):
+        raise ValueError(
+            "expected padding as one of True, False, 'longest', 'max_length', "
+            f"got {padding!r}"
+        )
     lengths = [len(row) for row in rows]
     if padding == "max_length":
         n = max(max_length, *lengths)

@@ -9,13 +9,13 @@
 """
 
 __all__ = [
-    "progress_bar",
-    "TrainingHistory",
-    "parameter_groups",
-    "learning_rate_factor",
     "train",
     "compile_or_eager",
     "init_distributed",
+    "learning_rate_factor",
+    "parameter_groups",
+    "TrainingHistory",
+    "progress_bar",
 ]
 
 import datetime
@@ -23,340 +23,52 @@ import itertools
 import logging
 import math
 import os
-import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import nullcontext
-from dataclasses import dataclass, field
 from numbers import Real
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import torch
 from torch import Tensor, nn
 
-from encoderlib.data import _check_seed
+from encoderlib.checks import check_number, fail_type
+from encoderlib.optim import learning_rate_factor, parameter_groups
+from encoderlib.progress import TrainingHistory, progress_bar
+from encoderlib.train_options import AUTOCAST_DTYPES, TrainOptions
 from encoderlib.utils import default_device, set_seed
 
-if TYPE_CHECKING:  # for the type hint only: progress_bar imports tqdm when called
-    from tqdm import tqdm
 
-
-def progress_bar(
-    iterable: Iterable | None = None,
-    *,
-    total: int | None = None,
-    desc: str = "",
-    disable: bool = False,
-    **options: Any,
-) -> "tqdm":
-    """A tqdm progress bar that reads well in Jupyter, Colab, the book and a terminal.
-
-    The book settles the `tqdm.auto` question here, once: with ipywidgets
-    installed (Colab, a full Jupyter) a notebook gets tqdm's widget bar; without
-    it, or in a terminal, a text bar that redraws itself on one line. Text bars
-    go to stdout, not stderr, so a stored notebook shows them as ordinary output,
-    and they redraw at most once a second. `disable=True` or the environment
-    variable `ENCODERLIB_PROGRESS=0` turns bars off (for logs and benchmarks).
-    Any other keyword goes to tqdm. Returns the bar, which iterates over
-    `iterable` (or is updated by hand when `iterable` is None). Raises
-    `TypeError` when `iterable` is not iterable, `total` not an int, `desc` not a
-    str or `disable` not a bool, and `ValueError` for a negative `total`.
-
-    Example::
-
-        for step in progress_bar(range(100), desc="training"):
-            ...  # one bar, redrawn at most once a second
-    """
-    if iterable is not None and not isinstance(iterable, Iterable):
-        raise TypeError(
-            f"expected an iterable (or None), got {type(iterable).__name__}"
-        )
-    if total is not None:
-        if isinstance(total, bool) or not isinstance(total, int):
-            raise TypeError(f"expected total as an int or None, got {total!r}")
-        if total < 0:
-            raise ValueError(f"expected total >= 0, got {total}")
-    if not isinstance(desc, str):
-        raise TypeError(f"expected desc as a str, got {type(desc).__name__}")
-    if not isinstance(disable, bool):
-        raise TypeError(f"expected disable as a bool, got {disable!r}")
-    from tqdm import tqdm as text_bar
-
-    bar = text_bar
-    if _in_notebook():
+def _adamw(model: nn.Module, options: TrainOptions) -> torch.optim.AdamW:
+    # AdamW over parameter_groups. fused=None: the fused kernel where this torch
+    # has it for these parameters (CPU since torch 2.4, CUDA since 2.0), else the
+    # multi-tensor one. It is the same update, in fewer passes over memory.
+    groups = parameter_groups(model, options.weight_decay)
+    if not any(group["params"] for group in groups):
+        raise ValueError("the model has no parameter with requires_grad=True")
+    settings = dict(lr=options.lr, betas=options.betas)
+    if options.fused is None:
         try:
-            import ipywidgets  # noqa: F401
-        except ImportError:
-            pass  # tqdm.notebook would warn and fall back to text: skip the warning
-        else:
-            from tqdm.notebook import tqdm as bar
-    off = disable or os.environ.get("ENCODERLIB_PROGRESS", "1") == "0"
-    options.setdefault("mininterval", 1.0)
-    if bar is text_bar:
-        options.setdefault("file", sys.stdout)
-        options.setdefault("dynamic_ncols", True)
-    return bar(iterable, total=total, desc=desc, disable=off, **options)
-
-
-def _in_notebook() -> bool:
-    # True inside a Jupyter or Colab kernel (they have a `kernel`), False in a
-    # terminal, a plain IPython shell or a script.
-    ipython = sys.modules.get("IPython")
-    shell = ipython.get_ipython() if ipython is not None else None
-    return getattr(shell, "kernel", None) is not None
-
-
-def _check_number(
-    name: str,
-    value: object,
-    low: float | None = None,
-    high: float | None = None,
-    low_open: bool = False,
-) -> float:
-    # A finite real number in [low, high] ((low, high] with low_open); a clear
-    # TypeError for anything that is not a number, ValueError for a bad value.
-    if isinstance(value, bool) or not isinstance(value, Real):
-        raise TypeError(f"expected {name} as a number, got {value!r}")
-    bounds = "(" if low_open else "["
-    span = (
-        f"{bounds}{'-inf' if low is None else low}, {'inf' if high is None else high}]"
-    )
-    if (
-        not math.isfinite(value)
-        or (low is not None and (value <= low if low_open else value < low))
-        or (high is not None and value > high)
-    ):
-        raise ValueError(f"expected {name} in {span}, got {value!r}")
-    return float(value)
-
-
-def _check_count(name: str, value: object, low: int = 0) -> int:
-    # An int >= low: TypeError for a non-int (a bool included), ValueError below low.
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"expected {name} as an int >= {low}, got {value!r}")
-    if value < low:
-        raise ValueError(f"expected {name} as an int >= {low}, got {value!r}")
-    return value
-
-
-@dataclass
-class TrainingHistory:
-    """What `train` recorded, one entry per optimizer step, ready to plot.
-
-    `steps[i]` is the optimizer step (1, 2, …) whose mean training loss over its
-    micro-batches is `losses[i]`, whose learning rate was `learning_rates[i]`,
-    whose gradient norm before clipping was `grad_norms[i]` and which saw
-    `tokens[i]` real tokens (counted from `attention_mask` when a batch has
-    one, else 0). `evaluations` holds one dict per evaluation, `{"step": s,
-    **metrics}`. `seconds` is the wall-clock time of the whole run.
-    `encoderlib.viz.plot_training_history` draws it. Raises `TypeError` when a
-    field is not a list (of dicts, for `evaluations`) and `ValueError` when
-    `losses` or `learning_rates` (or `grad_norms`, `tokens` if given) do not have
-    one entry per step.
-
-    Example::
-
-        history = TrainingHistory(steps=[1, 2], losses=[0.7, 0.5],
-                                  learning_rates=[1e-3, 1e-3])
-        history.final_loss  # 0.5, the mean over the last 10 % of steps
-    """
-
-    steps: list[int] = field(default_factory=list)
-    losses: list[float] = field(default_factory=list)
-    learning_rates: list[float] = field(default_factory=list)
-    grad_norms: list[float] = field(default_factory=list)
-    tokens: list[int] = field(default_factory=list)
-    evaluations: list[dict[str, float]] = field(default_factory=list)
-    seconds: float = 0.0
-
-    def __post_init__(self) -> None:
-        per_step = ("steps", "losses", "learning_rates", "grad_norms", "tokens")
-        for name in (*per_step, "evaluations"):
-            if not isinstance(getattr(self, name), list):
-                got = type(getattr(self, name)).__name__
-                raise TypeError(f"expected {name} as a list, got {got}")
-        for name in per_step[1:]:
-            n, optional = len(getattr(self, name)), name in ("grad_norms", "tokens")
-            if n != len(self.steps) and not (optional and n == 0):
-                raise ValueError(
-                    f"expected {name} with one entry per step ({len(self.steps)}), "
-                    f"got {n}"
-                )
-        for i, evaluation in enumerate(self.evaluations):
-            if not isinstance(evaluation, dict) or "step" not in evaluation:
-                raise TypeError(
-                    f"expected evaluations as dicts with a 'step', got {evaluation!r} "
-                    f"at index {i}"
-                )
-        if isinstance(self.seconds, bool) or not isinstance(self.seconds, Real):
-            raise TypeError(f"expected seconds as a float, got {self.seconds!r}")
-
-    def metric(self, name: str) -> tuple[list[int], list[float]]:
-        """The steps and values of one evaluation metric, e.g. `metric("accuracy")`.
-
-        Raises `TypeError` for a `name` that is not a str and `ValueError` for a
-        metric that was never recorded (the message lists those that were).
-        """
-        if not isinstance(name, str):
-            raise TypeError(f"expected the metric's name as a str, got {name!r}")
-        rows = [e for e in self.evaluations if name in e]
-        if not rows:
-            known = sorted({k for e in self.evaluations for k in e} - {"step"})
-            raise ValueError(f"no evaluation metric {name!r}; recorded: {known}")
-        return [int(e["step"]) for e in rows], [float(e[name]) for e in rows]
-
-    @property
-    def final_loss(self) -> float:
-        """The mean training loss of the last 10 % of steps (at least one step).
-
-        Raises `ValueError` when no step was recorded.
-        """
-        if not self.losses:
-            raise ValueError("the history is empty: no step was taken")
-        tail = self.losses[-max(1, len(self.losses) // 10) :]
-        return sum(tail) / len(tail)
-
-
-def parameter_groups(model: nn.Module, weight_decay: float) -> list[dict[str, Any]]:
-    """AdamW parameter groups: decay for matrices, none for biases and norm weights.
-
-    Weight decay pulls weights toward zero. For a weight matrix (or an embedding
-    table) that is a regulariser; for a bias or a LayerNorm gain it only fights
-    the values the layer needs, so BERT's recipe leaves every 1-D parameter
-    undecayed (Devlin et al., 2018, arXiv:1810.04805; Loshchilov & Hutter, 2019,
-    arXiv:1711.05101). Frozen parameters (`requires_grad=False`) are left out, and
-    a tied parameter appears once. Returns two dicts, `{"params": [...],
-    "weight_decay": weight_decay}` and `{"params": [...], "weight_decay": 0.0}`,
-    ready for `torch.optim.AdamW`. Raises `TypeError` when `model` is not an
-    `nn.Module` or `weight_decay` not a number, and `ValueError` when
-    `weight_decay` is negative or not finite.
-
-    Example::
-
-        decay, no_decay = parameter_groups(nn.Linear(4, 2), 0.01)
-        [p.shape for p in decay["params"]]  # [torch.Size([2, 4])]: the bias is out
-    """
-    if not isinstance(model, nn.Module):
-        raise TypeError(f"expected an nn.Module, got {type(model).__name__}")
-    _check_number("weight_decay", weight_decay, low=0.0)
-    decay, no_decay = [], []
-    for parameter in model.parameters():  # yields a tied parameter once
-        if parameter.requires_grad:
-            (decay if parameter.dim() >= 2 else no_decay).append(parameter)
-    return [
-        {"params": decay, "weight_decay": weight_decay},
-        {"params": no_decay, "weight_decay": 0.0},
-    ]
-
-
-_SCHEDULES = ("cosine", "linear", "constant")
-
-
-def learning_rate_factor(
-    step: int,
-    total_steps: int,
-    warmup_steps: int,
-    schedule: str = "cosine",
-    min_factor: float = 0.0,
-) -> float:
-    """The learning-rate multiplier at `step` (0-based): warm-up, then decay.
-
-    It rises linearly, (step + 1) / warmup_steps, to 1 over the first
-    `warmup_steps` steps, then falls from 1 to `min_factor` at `total_steps`
-    along half a cosine ("cosine") or a straight line ("linear"), or stays at 1
-    ("constant"); past `total_steps` it stays at `min_factor`. Warm-up keeps
-    Adam's first steps small while its estimate of the gradients' variance
-    rests on few samples (Liu et al., 2020, arXiv:1908.03265); the decay lets
-    the last steps settle. After warm-up it equals Hugging Face's
-    `get_cosine_schedule_with_warmup` and `get_linear_schedule_with_warmup`;
-    during warm-up it is theirs one step later (theirs starts at 0, ours at
-    1 / warmup_steps). Raises `TypeError` for a step count that is not an int,
-    a `schedule` that is not a str or a `min_factor` that is not a number, and
-    `ValueError` for negative steps, `total_steps` < 1, `warmup_steps` outside
-    [0, total_steps], an unknown schedule or `min_factor` outside [0, 1].
-
-    Example::
-
-        learning_rate_factor(0, 100, 10)  # 0.1: the first warm-up step
-        learning_rate_factor(55, 100, 10)  # 0.5: halfway through the cosine
-    """
-    if not isinstance(schedule, str):
-        raise TypeError(f"expected schedule as a str, got {schedule!r}")
-    if schedule not in _SCHEDULES:
-        raise ValueError(f"expected schedule in {_SCHEDULES}, got {schedule!r}")
-    _check_count("step", step)
-    _check_count("total_steps", total_steps, low=1)
-    if isinstance(warmup_steps, bool) or not isinstance(warmup_steps, int):
-        raise TypeError(f"expected warmup_steps as an int, got {warmup_steps!r}")
-    if not 0 <= warmup_steps <= total_steps:
-        raise ValueError(
-            f"expected warmup_steps in [0, total_steps={total_steps}], "
-            f"got {warmup_steps!r}"
-        )
-    _check_number("min_factor", min_factor, 0.0, 1.0)
-    if step < warmup_steps:
-        return (step + 1) / warmup_steps
-    if schedule == "constant":
-        return 1.0
-    decay_steps = max(1, total_steps - warmup_steps)
-    progress = min(1.0, (step - warmup_steps) / decay_steps)
-    if schedule == "linear":
-        shape = 1.0 - progress
-    else:
-        shape = 0.5 * (1.0 + math.cos(math.pi * progress))
-    return min_factor + (1.0 - min_factor) * shape
-
-
-_PRECISIONS = ("auto", "fp32", "bf16", "fp16")
-
-
-def _resolve_precision(precision: str, device: torch.device) -> str:
-    if precision not in _PRECISIONS:
-        raise ValueError(f"expected precision in {_PRECISIONS}, got {precision!r}")
-    if precision == "auto":
-        if device.type != "cuda":
-            return "fp32"
-        return "bf16" if torch.cuda.is_bf16_supported() else "fp16"
-    if precision == "fp16" and device.type != "cuda":
-        raise ValueError(
-            f"precision='fp16' needs a CUDA device (it trains with a gradient scaler), "
-            f"got {device.type}; use 'bf16' or 'fp32'"
-        )
-    return precision
-
-
-def _adamw(
-    groups: list[dict[str, Any]],
-    lr: float,
-    betas: tuple[float, float],
-    fused: bool | None,
-) -> torch.optim.AdamW:
-    # fused=None: the fused kernel where this torch has it for these parameters
-    # (CPU since torch 2.4, CUDA since 2.0), else the multi-tensor one. It is the
-    # same update, computed in fewer passes over memory.
-    if fused is None:
-        try:
-            return torch.optim.AdamW(groups, lr=lr, betas=betas, fused=True)
+            return torch.optim.AdamW(groups, **settings, fused=True)
         except (RuntimeError, TypeError, ValueError):
-            return torch.optim.AdamW(groups, lr=lr, betas=betas)
-    if not isinstance(fused, bool):
-        raise TypeError(f"expected fused as a bool or None, got {fused!r}")
-    return torch.optim.AdamW(groups, lr=lr, betas=betas, fused=fused)
+            return torch.optim.AdamW(groups, **settings)
+    return torch.optim.AdamW(groups, **settings, fused=options.fused)
 
 
-def _to_device(batch: Any, device: torch.device) -> Any:
+def _batch_to_device(batch: Any, device: torch.device) -> Any:
     if isinstance(batch, Tensor):
         return batch.to(device, non_blocking=True)
     if isinstance(batch, Mapping):
-        return {key: _to_device(value, device) for key, value in batch.items()}
+        return {key: _batch_to_device(value, device) for key, value in batch.items()}
     if isinstance(batch, (list, tuple)):
-        return type(batch)(_to_device(value, device) for value in batch)
+        return type(batch)(_batch_to_device(value, device) for value in batch)
     return batch
 
 
 def _check_batch_dtypes(batch: Any, dtype: torch.dtype, path: str = "batch") -> None:
     # A float64 batch into a float32 model fails deep inside a matrix product
     # ("mat1 and mat2 must have the same dtype"); say it here, in the loop's words.
+    # Only dtypes are read: the check never waits on a GPU.
     if isinstance(batch, Tensor):
         if batch.is_floating_point() and batch.dtype != dtype:
             raise TypeError(
@@ -372,10 +84,24 @@ def _check_batch_dtypes(batch: Any, dtype: torch.dtype, path: str = "batch") -> 
             _check_batch_dtypes(value, dtype, f"{path}[{i}]")
 
 
-def _count_tokens(batch: Any) -> int:
+def _real_tokens(batch: Any) -> Tensor | int:
+    # The real tokens of a batch, counted on its device (no wait): the sum of its
+    # attention_mask, or 0 when it has none.
     if isinstance(batch, Mapping) and isinstance(batch.get("attention_mask"), Tensor):
-        return int(batch["attention_mask"].sum())
+        return batch["attention_mask"].sum()
     return 0
+
+
+def _check_loss(loss: Any) -> Tensor:
+    # The loss, detached; a clear error for anything but a scalar tensor. Whether
+    # it is finite is read once per step, with the other numbers (_read_step).
+    if not isinstance(loss, Tensor) or loss.dim() != 0:
+        shape = f" of shape {tuple(loss.shape)}" if isinstance(loss, Tensor) else ""
+        raise TypeError(
+            "expected loss_fn(model, batch) to return a scalar tensor, got "
+            f"{type(loss).__name__}{shape}; reduce it, e.g. with .mean()"
+        )
+    return loss.detach()
 
 
 def _forever(data: Iterable) -> Iterator:
@@ -407,31 +133,126 @@ def _data_parallel(model: nn.Module) -> tuple[Any, int, int]:
     return None, 1, rank
 
 
-def _mean_over_ranks(
-    loss_sum: float, tokens: int, group: Any, world_size: int, device: torch.device
-) -> tuple[float, int]:
-    # Each rank's loss is the mean over its shard; DDP averages the gradients of
-    # the shards, so the loss of the whole batch is the mean over ranks, and the
-    # tokens are their sum. One small all-reduce, the same on every rank.
-    stats = torch.tensor([loss_sum, tokens], dtype=torch.float64, device=device)
-    torch.distributed.all_reduce(stats, group=group)
-    return stats[0].item() / world_size, round(stats[1].item())
+class _Run:
+    # What one call of train builds before its loop (optimizer, schedule, scaler,
+    # autocast, the endless stream of batches, the process group), and its two
+    # actions: one optimizer step and one evaluation.
 
+    def __init__(self, model, loss_fn, train_data, options: TrainOptions) -> None:
+        self.model, self.loss_fn, self.options = model, loss_fn, options
+        self.optimizer = _adamw(model, options)
+        self.scheduler = torch.optim.lr_scheduler.LambdaLR(
+            self.optimizer,
+            lambda step: learning_rate_factor(
+                step,
+                options.steps,
+                options.warmup_steps,
+                options.schedule,
+                options.min_lr_factor,
+            ),
+        )
+        fp16 = options.precision == "fp16"
+        self.scaler = torch.amp.GradScaler("cuda") if fp16 else None
+        self.autocast_dtype = AUTOCAST_DTYPES[options.precision]
+        self.parameters = [
+            p for group in self.optimizer.param_groups for p in group["params"]
+        ]
+        dtypes = {p.dtype for p in model.parameters() if p.is_floating_point()}
+        self.model_dtype = dtypes.pop() if len(dtypes) == 1 else None
+        # The step's loss and tokens are summed on the device, in float64 (exact
+        # for token counts; MPS has no float64).
+        mps = options.device.type == "mps"
+        self.sum_dtype = torch.float32 if mps else torch.float64
+        self.batches = _forever(train_data)
+        self.group, self.world_size, self.rank = _data_parallel(model)
+        self.no_sync = getattr(model, "no_sync", None)  # DDP's: skip the all-reduce
 
-def _check_loss(loss: Any, step: int) -> float:
-    # The loss as a float; a clear error for a non-scalar or a non-finite loss.
-    if not isinstance(loss, Tensor) or loss.dim() != 0:
-        shape = f" of shape {tuple(loss.shape)}" if isinstance(loss, Tensor) else ""
-        raise TypeError(
-            "expected loss_fn(model, batch) to return a scalar tensor, got "
-            f"{type(loss).__name__}{shape}; reduce it, e.g. with .mean()"
+    def autocast(self):
+        if self.autocast_dtype is None:
+            return nullcontext()
+        return torch.autocast(self.options.device.type, dtype=self.autocast_dtype)
+
+    def step(self, number: int) -> tuple[float, int, float, float]:
+        # One optimizer step over accumulation_steps micro-batches: their mean
+        # loss, real tokens, gradient norm before clipping, and learning rate.
+        options, scaler = self.options, self.scaler
+        device, accumulation = options.device, options.accumulation_steps
+        loss_sum = torch.zeros((), dtype=self.sum_dtype, device=device)
+        tokens = torch.zeros((), dtype=torch.long, device=device)
+        for micro in range(accumulation):
+            batch = _batch_to_device(next(self.batches), device)
+            if self.model_dtype is not None:
+                _check_batch_dtypes(batch, self.model_dtype)
+            tokens = tokens + _real_tokens(batch)
+            # Under DDP, average the gradients over ranks once per step: every
+            # micro-batch but the last runs without the all-reduce.
+            last = micro + 1 == accumulation
+            with nullcontext() if last or self.no_sync is None else self.no_sync():
+                with self.autocast():
+                    loss = self.loss_fn(self.model, batch)
+                loss_sum = loss_sum + _check_loss(loss).to(self.sum_dtype)
+                # The mean over micro-batches: divide each one's loss before
+                # backward, which adds its gradient to the sum already there.
+                loss = loss / accumulation
+                (scaler.scale(loss) if scaler else loss).backward()
+        if scaler is not None:
+            scaler.unscale_(self.optimizer)  # clip the true gradients, not scaled
+        norm = torch.nn.utils.clip_grad_norm_(
+            self.parameters, options.max_grad_norm or float("inf")
         )
-    value = loss.item()
-    if not math.isfinite(value):
-        raise FloatingPointError(
-            f"the loss is {value} at step {step}: lower lr, or check the data"
+        loss, count, norm = self.read(loss_sum, tokens, norm, number)
+        learning_rate = self.scheduler.get_last_lr()[0]
+        if scaler is not None:
+            scaler.step(self.optimizer)  # skipped when the gradients overflowed
+            scaler.update()
+        else:
+            self.optimizer.step()
+        self.optimizer.zero_grad(set_to_none=True)
+        self.scheduler.step()
+        return loss / accumulation, count, norm, learning_rate
+
+    def read(self, loss_sum: Tensor, tokens: Tensor, norm: Tensor, number: int):
+        # The step's numbers for the history, read to the host in one transfer:
+        # the one wait of a step on a GPU. Under DDP each rank's loss is the mean
+        # over its shard; DDP averages the shards' gradients, so the whole batch's
+        # loss is the mean over ranks and its tokens the sum (one all-reduce).
+        stats = torch.stack([loss_sum, tokens.to(loss_sum.dtype)])
+        if self.group is not None:
+            torch.distributed.all_reduce(stats, group=self.group)
+            stats[0] /= self.world_size
+        # (clip_grad_norm_ returns a CPU zero when no parameter has a gradient)
+        if hasattr(norm, "full_tensor"):  # FSDP's DTensor: the norm over all shards
+            norm = norm.full_tensor()
+        norm = norm.detach().reshape(1).to(stats.device, stats.dtype)
+        loss_sum, count, norm = torch.cat([stats, norm]).tolist()
+        if not math.isfinite(loss_sum):
+            raise FloatingPointError(
+                f"the loss is {loss_sum} at step {number}: lower lr, or check the data"
+            )
+        return loss_sum, round(count), norm
+
+    def evaluate(self, step: int, history: TrainingHistory) -> None:
+        # eval_fn(model) in eval mode without gradients, recorded in the history.
+        if self.options.eval_fn is None:
+            return
+        self.model.eval()
+        with torch.no_grad():
+            metrics = self.options.eval_fn(self.model)
+        self.model.train()
+        if not isinstance(metrics, Mapping):
+            raise TypeError(
+                f"expected eval_fn(model) to return a dict of floats, got "
+                f"{type(metrics).__name__}"
+            )
+        for key, value in metrics.items():
+            if isinstance(value, bool) or not isinstance(value, (Real, Tensor)):
+                raise TypeError(
+                    f"expected eval_fn(model) to return a dict of floats, got "
+                    f"{value!r} for {key!r}"
+                )
+        history.evaluations.append(
+            {"step": step, **{key: float(value) for key, value in metrics.items()}}
         )
-    return value
 
 
 def train(
@@ -507,172 +328,53 @@ def train(
         history.final_loss  # the mean loss of the last 10 % of steps
     """
     if not isinstance(model, nn.Module):
-        raise TypeError(f"expected model as an nn.Module, got {type(model).__name__}")
+        raise fail_type("model", "an nn.Module", model)
     if not callable(loss_fn):
-        raise TypeError(f"expected loss_fn(model, batch) -> Tensor, got {loss_fn!r}")
+        raise fail_type(
+            "loss_fn", "a callable loss_fn(model, batch) -> Tensor", loss_fn
+        )
     if not isinstance(train_data, Iterable):
-        raise TypeError(
-            "expected train_data as a re-iterable source of batches (a DataLoader, "
-            f"a list), got {type(train_data).__name__}"
+        raise fail_type(
+            "train_data",
+            "a re-iterable source of batches (a DataLoader, a list)",
+            train_data,
         )
     if eval_fn is not None and not callable(eval_fn):
-        raise TypeError(f"expected eval_fn(model) -> dict, got {eval_fn!r}")
-    _check_count("epochs", epochs, low=1)
-    _check_count("accumulation_steps", accumulation_steps, low=1)
-    if steps is None:
-        try:
-            batches = len(train_data)  # type: ignore[arg-type]
-        except TypeError:
-            raise TypeError(
-                "train_data has no len(): pass steps= to say how long to train"
-            ) from None
-        steps = epochs * max(1, batches // accumulation_steps)
-    _check_count("steps", steps, low=1)
-    _check_number("lr", lr, low=0.0, low_open=True)
-    _check_number("weight_decay", weight_decay, low=0.0)
-    if not isinstance(betas, (tuple, list)) or len(betas) != 2:
-        raise TypeError(f"expected betas as a pair of floats, got {betas!r}")
-    for i, beta in enumerate(betas):
-        _check_number(f"betas[{i}]", beta, 0.0, 1.0)
-        if beta == 1.0:
-            raise ValueError(f"expected betas[{i}] in [0, 1), got {beta!r}")
-    if isinstance(warmup, bool) or not isinstance(warmup, Real):
-        raise TypeError(
-            f"expected warmup as a number of steps or a fraction, got {warmup!r}"
-        )
-    if not math.isfinite(warmup) or warmup < 0:
-        raise ValueError(f"expected warmup in [0, {steps}] steps, got {warmup!r}")
-    warmup_steps = round(warmup * steps) if warmup < 1 else int(warmup)
-    if warmup_steps > steps:
-        raise ValueError(f"expected warmup in [0, {steps}] steps, got {warmup!r}")
-    _check_number("min_lr_factor", min_lr_factor, 0.0, 1.0)
-    learning_rate_factor(0, steps, warmup_steps, schedule, min_lr_factor)  # checks
-    if eval_every is not None:
-        _check_count("eval_every", eval_every, low=1)
-    if max_grad_norm is not None:
-        _check_number("max_grad_norm", max_grad_norm, low=0.0, low_open=True)
-    if not isinstance(precision, str):
-        raise TypeError(f"expected precision as a str, got {precision!r}")
-    if seed is not None:
-        _check_seed(seed)
-    for name, flag in (("progress", progress),):
-        if not isinstance(flag, bool):
-            raise TypeError(f"expected {name} as a bool, got {flag!r}")
-    if not isinstance(desc, str):
-        raise TypeError(f"expected desc as a str, got {type(desc).__name__}")
-    if device is None:
-        first = next(model.parameters(), None)
-        device = first.device if first is not None else default_device()
-    if not isinstance(device, (str, torch.device)):
-        raise TypeError(f"expected device as a str or torch.device, got {device!r}")
-    try:
-        device = torch.device(device)
-    except RuntimeError:
-        raise ValueError(
-            f"expected device as 'cpu', 'cuda', 'cuda:0', …, got {device!r}"
-        ) from None
-    precision = _resolve_precision(precision, device)
-    if seed is not None:
-        set_seed(seed)
-    model.to(device)
-    dtypes = {p.dtype for p in model.parameters() if p.is_floating_point()}
-    model_dtype = dtypes.pop() if len(dtypes) == 1 else None
-
-    optimizer = _adamw(parameter_groups(model, weight_decay), lr, betas, fused)
-    if not any(group["params"] for group in optimizer.param_groups):
-        raise ValueError("the model has no parameter with requires_grad=True")
-    scheduler = torch.optim.lr_scheduler.LambdaLR(
-        optimizer,
-        lambda step: learning_rate_factor(
-            step, steps, warmup_steps, schedule, min_lr_factor
-        ),
-    )
-    scaler = torch.amp.GradScaler("cuda") if precision == "fp16" else None
-    dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(precision)
-    autocast = (
-        (lambda: torch.autocast(device.type, dtype=dtype))
-        if dtype is not None
-        else nullcontext
-    )
-    parameters = [p for group in optimizer.param_groups for p in group["params"]]
-
-    history = TrainingHistory()
+        raise fail_type("eval_fn", "a callable eval_fn(model) -> dict", eval_fn)
+    options = TrainOptions.check(
+        model, train_data, steps=steps, epochs=epochs, lr=lr,
+        weight_decay=weight_decay, betas=betas, warmup=warmup, schedule=schedule,
+        min_lr_factor=min_lr_factor, max_grad_norm=max_grad_norm,
+        accumulation_steps=accumulation_steps, precision=precision, fused=fused,
+        eval_fn=eval_fn, eval_every=eval_every, device=device, seed=seed,
+        progress=progress, desc=desc,
+    )  # fmt: skip
+    if options.seed is not None:
+        set_seed(options.seed)
+    model.to(options.device)
+    run = _Run(model, loss_fn, train_data, options)
+    history, start = TrainingHistory(), time.perf_counter()
     modes = [(module, module.training) for module in model.modules()]
-    start = time.perf_counter()
-
-    def evaluate(step: int) -> None:
-        model.eval()
-        with torch.no_grad():
-            metrics = eval_fn(model)
-        model.train()
-        if not isinstance(metrics, Mapping):
-            raise TypeError(
-                f"expected eval_fn(model) to return a dict of floats, got "
-                f"{type(metrics).__name__}"
-            )
-        for key, value in metrics.items():
-            if isinstance(value, bool) or not isinstance(value, (Real, Tensor)):
-                raise TypeError(
-                    f"expected eval_fn(model) to return a dict of floats, got "
-                    f"{value!r} for {key!r}"
-                )
-        history.evaluations.append(
-            {"step": step, **{key: float(value) for key, value in metrics.items()}}
-        )
-
-    batches = _forever(train_data)
-    group, world_size, rank = _data_parallel(model)
-    no_sync = getattr(model, "no_sync", None)  # DDP's: skip the all-reduce
-    bar = progress_bar(range(steps), desc=desc, disable=not progress or rank != 0)
+    bar = progress_bar(
+        range(options.steps),
+        desc=options.desc,
+        disable=not options.progress or run.rank != 0,
+    )
     model.train()
     try:
         for step in bar:
-            loss_sum, tokens = 0.0, 0
-            for micro in range(accumulation_steps):
-                batch = _to_device(next(batches), device)
-                if model_dtype is not None:
-                    _check_batch_dtypes(batch, model_dtype)
-                tokens += _count_tokens(batch)
-                # Under DDP, average the gradients over ranks once per step:
-                # every micro-batch but the last runs without the all-reduce.
-                last = micro + 1 == accumulation_steps
-                with nullcontext() if last or no_sync is None else no_sync():
-                    with autocast():
-                        loss = loss_fn(model, batch)
-                    loss_sum += _check_loss(loss, step + 1)
-                    # The mean over micro-batches: divide each one's loss before
-                    # backward, which adds its gradient to the sum already there.
-                    loss = loss / accumulation_steps
-                    (scaler.scale(loss) if scaler else loss).backward()
-            if group is not None:
-                loss_sum, tokens = _mean_over_ranks(
-                    loss_sum, tokens, group, world_size, device
-                )
-            if scaler is not None:
-                scaler.unscale_(optimizer)  # clip the true gradients, not scaled ones
-            norm = torch.nn.utils.clip_grad_norm_(
-                parameters, max_grad_norm if max_grad_norm else float("inf")
-            )
-            history.learning_rates.append(scheduler.get_last_lr()[0])
-            if scaler is not None:
-                scaler.step(optimizer)  # skipped when the gradients overflowed
-                scaler.update()
-            else:
-                optimizer.step()
-            optimizer.zero_grad(set_to_none=True)
-            scheduler.step()
+            loss, tokens, norm, lr_now = run.step(step + 1)
             history.steps.append(step + 1)
-            history.losses.append(loss_sum / accumulation_steps)
-            history.grad_norms.append(float(norm))
+            history.losses.append(loss)
+            history.learning_rates.append(lr_now)
+            history.grad_norms.append(norm)
             history.tokens.append(tokens)
-            if progress and (step % 10 == 0 or step + 1 == steps):
-                bar.set_postfix(loss=f"{history.losses[-1]:.3f}", refresh=False)
-            if eval_fn is not None and eval_every and (step + 1) % eval_every == 0:
-                evaluate(step + 1)
-        if eval_fn is not None and (
-            not history.evaluations or history.evaluations[-1]["step"] != steps
-        ):
-            evaluate(steps)
+            if options.progress and (step % 10 == 0 or step + 1 == options.steps):
+                bar.set_postfix(loss=f"{loss:.3f}", refresh=False)
+            if options.eval_every and (step + 1) % options.eval_every == 0:
+                run.evaluate(step + 1, history)
+        if not history.evaluations or history.evaluations[-1]["step"] != options.steps:
+            run.evaluate(options.steps, history)
     finally:
         bar.close()
         for module, training in modes:
@@ -744,13 +446,12 @@ def compile_or_eager(
         note  # "compiled", or "eager: ..." where compiling failed
     """
     if not callable(model):
-        raise TypeError(f"expected model as a callable, got {type(model).__name__}")
+        raise fail_type("model", "a callable", model)
     if not isinstance(example_inputs, tuple):
-        raise TypeError(
-            "expected example_inputs as a tuple of positional arguments, got "
-            f"{type(example_inputs).__name__}"
+        raise fail_type(
+            "example_inputs", "a tuple of positional arguments", example_inputs
         )
-    _check_number("atol", atol, low=0.0)
+    check_number("atol", atol, 0.0)
     compiled = torch.compile(model, **compile_options)
     quiet = logging.getLogger("torch._dynamo")  # it logs the error it raises
     level = quiet.level
@@ -798,8 +499,8 @@ def init_distributed(
             model = torch.nn.parallel.DistributedDataParallel(model)
     """
     if backend is not None and not isinstance(backend, str):
-        raise TypeError(f"expected backend as a str or None, got {backend!r}")
-    _check_number("timeout", timeout, low=0.0, low_open=True)
+        raise fail_type("backend", "a str or None", backend)
+    check_number("timeout", timeout, 0.0, low_inclusive=False)
     distributed = torch.distributed
     if backend is None:
         backend = "nccl" if torch.cuda.is_available() else "gloo"

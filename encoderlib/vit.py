@@ -15,14 +15,17 @@ from einops import rearrange, repeat
 from einops.layers.torch import Rearrange
 from torch import Tensor, nn
 
-from encoderlib.embeddings import LearnedPositionalEmbedding
-from encoderlib.encoder import (
-    EncoderLayer,
-    _check_dtype,
-    _check_flag,
-    _check_real,
-    _check_size,
+from encoderlib.checks import (
+    check_flag,
+    check_int,
+    check_positive_int,
+    check_rate,
+    check_same_dtype,
+    check_tensor,
+    fail_type,
 )
+from encoderlib.embeddings import LearnedPositionalEmbedding
+from encoderlib.encoder import EncoderLayer
 from encoderlib.heads import ClassificationHead
 from encoderlib.layers import LayerNorm
 
@@ -51,11 +54,10 @@ def load_digits_split(
         >>> train_images.shape, test_labels.shape
         (torch.Size([1437, 1, 8, 8]), torch.Size([360]))
     """
-    if isinstance(test_size, bool) or not isinstance(test_size, float):
-        raise TypeError(f"expected test_size as a float in (0, 1), got {test_size!r}")
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise TypeError(f"expected seed as an int, got {seed!r}")
-    if not 0 <= seed < 2**32:
+    if not isinstance(test_size, float):  # scikit-learn reads an int as a count
+        raise fail_type("test_size", "a float in (0, 1)", test_size)
+    check_int("seed", seed)
+    if not 0 <= seed < 2**32:  # scikit-learn's random_state
         raise ValueError(f"expected seed in [0, 2**32), got {seed}")
     n, n_classes = 1797, 10  # the size of the data set, checked below
     n_test = math.ceil(test_size * n) if math.isfinite(test_size) else -1
@@ -95,14 +97,11 @@ def _check_images(
     images: Tensor, in_channels: int, image_size: int, parameter: Tensor
 ) -> None:
     # A clear error unless images is a floating-point tensor (b, c, H, W) with the
-    # module's channels, size and dtype; hints for the two usual mistakes.
-    if not isinstance(images, Tensor):
-        raise TypeError(
-            f"expected images as a torch.Tensor, got {type(images).__name__}"
-        )
+    # module's channels, size and dtype; hints for the three usual mistakes.
+    check_tensor("images", images)
     if not images.is_floating_point():
         raise TypeError(
-            f"expected images with a floating-point dtype, got {images.dtype}: "
+            f"expected images with a floating dtype, got {images.dtype}: "
             "convert them, e.g. images.float() / 255 (or / 16 for the digits)"
         )
     expected = (in_channels, image_size, image_size)
@@ -119,7 +118,7 @@ def _check_images(
             f"expected images of shape (b, c, H, W) = (b, {in_channels}, "
             f"{image_size}, {image_size}), got {tuple(images.shape)}{hint}"
         )
-    _check_dtype(images, parameter, "images")
+    check_same_dtype("images", images, parameter)
 
 
 class PatchEmbedding(nn.Module):
@@ -158,7 +157,7 @@ class PatchEmbedding(nn.Module):
             ("in_channels", in_channels),
             ("d_model", d_model),
         ):
-            _check_size(name, value)
+            check_positive_int(name, value)
         if image_size % patch_size:
             raise ValueError(
                 f"expected image_size divisible by patch_size, got image_size="
@@ -240,9 +239,9 @@ class VisionEncoder(nn.Module):
     ) -> None:
         """Build the patch embedding, tokens, layers and head; see the class."""
         super().__init__()
-        _check_size("n_layers", n_layers)
-        _check_real("dropout", dropout, 0.0, 1.0)  # before nn.Dropout sees it
-        _check_flag("norm_first", norm_first)
+        check_positive_int("n_layers", n_layers)
+        check_rate("dropout", dropout)  # before nn.Dropout sees it
+        check_flag("norm_first", norm_first)
         self.patch_embedding = PatchEmbedding(
             image_size, patch_size, in_channels, d_model
         )
@@ -288,7 +287,7 @@ class VisionEncoder(nn.Module):
         self, images: Tensor, return_weights: bool = False
     ) -> Tensor | tuple[Tensor, tuple[Tensor, ...]]:
         """Images (b, c, H, W) → logits (b, n_classes), and the attention maps."""
-        _check_flag("return_weights", return_weights)
+        check_flag("return_weights", return_weights)
         h, attentions = self._encode(images, return_weights)
         logits = self.head(h[:, 0])  # the [CLS] vector (b, d)
         return (logits, attentions) if return_weights else logits

@@ -16,7 +16,7 @@ from typing import Any
 
 import torch
 
-from encoderlib.checks import check_labels
+from encoderlib.checks import check_int, check_labels, fail_type
 
 
 def plot_heatmap(
@@ -295,17 +295,14 @@ def plot_training_history(
         )
     for name, text in (("title", title), ("loss_label", loss_label)):
         if not isinstance(text, str):
-            raise TypeError(f"expected {name} as a str, got {text!r}")
+            raise fail_type(name, "a str", text)
     if label is not None and not isinstance(label, str):
-        raise TypeError(f"expected label as a str or None, got {label!r}")
+        raise fail_type("label", "a str or None", label)
     if isinstance(metrics, str):
         raise TypeError(f"expected metrics as a list of names, got the str {metrics!r}")
     if not history.steps:
         raise ValueError("the history is empty: nothing to plot")
-    if isinstance(smoothing, bool) or not isinstance(smoothing, int):
-        raise TypeError(f"expected smoothing as an int >= 1, got {smoothing!r}")
-    if smoothing < 1:
-        raise ValueError(f"expected smoothing as an int >= 1, got {smoothing!r}")
+    check_int("smoothing", smoothing, 1)
     recorded = [k for e in history.evaluations for k in e if k != "step"]
     recorded = list(dict.fromkeys(recorded))  # in order of first appearance
     names = recorded if metrics is None else list(metrics)

@@ -43,9 +43,21 @@ def positive_int_cases(prefix: str, name: str, make: Callable[[Any], Any]) -> Ca
     """Cases for a parameter that must be a positive int: wrong types, 0 and -1."""
     return {
         f"{prefix}: {name} as str": (lambda: make("4"), TypeError, rf"{name}\b.*'4'"),
-        f"{prefix}: {name} as float": (lambda: make(4.0), TypeError, rf"{name}\b.*4\.0"),
-        f"{prefix}: {name} as bool": (lambda: make(True), TypeError, rf"{name}\b.*True"),
-        f"{prefix}: {name} zero": (lambda: make(0), ValueError, rf"{name}\b.*positive.*0"),
+        f"{prefix}: {name} as float": (
+            lambda: make(4.0),
+            TypeError,
+            rf"{name}\b.*4\.0",
+        ),
+        f"{prefix}: {name} as bool": (
+            lambda: make(True),
+            TypeError,
+            rf"{name}\b.*True",
+        ),
+        f"{prefix}: {name} zero": (
+            lambda: make(0),
+            ValueError,
+            rf"{name}\b.*positive.*0",
+        ),
         f"{prefix}: {name} negative": (
             lambda: make(-1),
             ValueError,
@@ -57,7 +69,11 @@ def positive_int_cases(prefix: str, name: str, make: Callable[[Any], Any]) -> Ca
 def flag_cases(prefix: str, name: str, make: Callable[[Any], Any]) -> Cases:
     """Cases for a parameter that must be True or False: 1, "yes" and None."""
     return {
-        f"{prefix}: {name} as {label}": (lambda v=value: make(v), TypeError, rf"{name}\b.*bool")
+        f"{prefix}: {name} as {label}": (
+            lambda v=value: make(v),
+            TypeError,
+            rf"{name}\b.*bool",
+        )
         for label, value in (("int", 1), ("str", "yes"), ("None", None))
     }
 
@@ -65,7 +81,11 @@ def flag_cases(prefix: str, name: str, make: Callable[[Any], Any]) -> Cases:
 def rate_cases(prefix: str, name: str, make: Callable[[Any], Any]) -> Cases:
     """Cases for a rate in [0, 1): a str, 1.0, a negative value and NaN."""
     return {
-        f"{prefix}: {name} as str": (lambda: make("0.1"), TypeError, rf"{name}\b.*'0.1'"),
+        f"{prefix}: {name} as str": (
+            lambda: make("0.1"),
+            TypeError,
+            rf"{name}\b.*'0.1'",
+        ),
         f"{prefix}: {name} 1": (lambda: make(1.0), ValueError, rf"{name} in \[0, 1\)"),
         f"{prefix}: {name} negative": (
             lambda: make(-0.1),
@@ -80,9 +100,19 @@ def rate_cases(prefix: str, name: str, make: Callable[[Any], Any]) -> Cases:
     }
 
 
-def tensor_type_cases(prefix: str, name: str, make: Callable[[Any], Any], like: torch.Tensor) -> Cases:
+def tensor_type_cases(
+    prefix: str, name: str, make: Callable[[Any], Any], like: torch.Tensor
+) -> Cases:
     """Cases for a tensor argument given as a list or a numpy-free plain number."""
     return {
-        f"{prefix}: {name} as list": (lambda: make(like.tolist()), TypeError, rf"{name}\b.*Tensor"),
-        f"{prefix}: {name} as None": (lambda: make(None), TypeError, rf"{name}\b.*Tensor"),
+        f"{prefix}: {name} as list": (
+            lambda: make(like.tolist()),
+            TypeError,
+            rf"{name}\b.*Tensor",
+        ),
+        f"{prefix}: {name} as None": (
+            lambda: make(None),
+            TypeError,
+            rf"{name}\b.*Tensor",
+        ),
     }

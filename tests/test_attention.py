@@ -168,7 +168,7 @@ def test_errors_name_expected_and_received():
         scaled_dot_product_attention(q, k[:1].expand(3, 5, 8), v)
     with pytest.raises(ValueError, match=r"at least 2 dims, got \(8,\)"):
         scaled_dot_product_attention(q[0, 0], k, v)
-    with pytest.raises(TypeError, match=r"floating-point dtype, got torch.int64"):
+    with pytest.raises(TypeError, match=r"floating dtype, got torch.int64"):
         scaled_dot_product_attention(q.long(), k, v)
     with pytest.raises(TypeError, match=r"expected k as a torch.Tensor, got list"):
         scaled_dot_product_attention(q, k.tolist(), v)

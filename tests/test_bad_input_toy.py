@@ -321,3 +321,32 @@ def test_functions_without_parameters_refuse_arguments():
     for function in (toy.toy_embeddings, toy.toy_weights):
         with pytest.raises(TypeError, match="positional argument"):
             function(3)
+
+
+def test_empty_inputs_give_empty_results_of_the_right_shape():
+    trace = toy.attention_step(torch.zeros(0, 3), W)  # n = 0 tokens
+    assert isinstance(trace, toy.AttentionTrace)
+    assert trace.scores.shape == (0, 0) and trace.context.shape == (0, 3)
+    block = toy.encoder_block(torch.zeros(0, 3), W)
+    assert isinstance(block, toy.BlockTrace) and block.output.shape == (0, 3)
+    assert toy.softmax_rows(torch.zeros(2, 0)).shape == (2, 0)
+    assert toy.layer_norm_step(torch.zeros(0, 3)).shape == (0, 3)
+    assert toy.format_matrix(torch.zeros(0, 3)).splitlines()[0].split() == list("012")
+
+
+def test_masked_and_degenerate_rows_give_no_nan():
+    weights = toy.softmax_rows(torch.tensor([[0.0, -math.inf], [-math.inf, -math.inf]]))
+    assert torch.equal(weights, torch.tensor([[1.0, 0.0], [0.0, 0.0]]))
+    run = toy.run_toy_encoder(torch.ones(1, 3))  # a constant row: LayerNorm gives 0
+    assert isinstance(run, toy.ToyRun)
+    assert not run.sentence_vector.isnan().any()
+    assert torch.equal(run.sentence_vector, torch.zeros(3))
+
+
+def test_float64_weights_make_a_float64_torch_layer():
+    layer = toy.to_torch_layer(W64)
+    assert layer.linear1.weight.dtype == torch.float64
+    with torch.no_grad():
+        out = layer(X.double().unsqueeze(0)).squeeze(0)
+    expected = toy.encoder_block(X.double(), W64).output
+    assert (out - expected).abs().max() < 1e-12  # float64 all the way, no float32 step

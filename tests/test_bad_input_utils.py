@@ -33,3 +33,9 @@ test_bad_input_raises_a_clear_error = sweep(CASES)
 def test_default_device_takes_no_argument():
     with pytest.raises(TypeError, match="positional argument"):
         default_device("cuda")
+
+
+def test_the_edges_of_seed_range_are_accepted():
+    for seed in (0, -(2**63), 2**64 - 1):
+        set_seed(seed)
+    set_seed(0)

@@ -10,11 +10,14 @@ import torch
 from bad_input import sweep
 
 from encoderlib import toy
-from encoderlib.viz import Table, plot_heatmap
+from encoderlib.progress import TrainingHistory
+from encoderlib.viz import Table, plot_heatmap, plot_training_history
 
 matplotlib.use("Agg")
 
 X = toy.toy_embeddings()
+HISTORY = TrainingHistory(steps=[1, 2, 3], losses=[0.7, 0.6, 0.5],
+                          learning_rates=[1e-3] * 3)  # fmt: skip
 
 
 CASES = {
@@ -124,6 +127,65 @@ CASES = {
         TypeError,
         "expected title as a str or None, got int",
     ),
+    "ch10 plot_training_history: history None": (
+        lambda: plot_training_history(None, title="x"),
+        TypeError,
+        r"expected a TrainingHistory \(what train returns\), got NoneType",
+    ),
+    "ch10 plot_training_history: title None": (
+        lambda: plot_training_history(HISTORY, title=None),
+        TypeError,
+        "expected title as a str, got None",
+    ),
+    "ch10 plot_training_history: label as an int": (
+        lambda: plot_training_history(HISTORY, title="x", label=3),
+        TypeError,
+        r"expected label as a str or None, got int 3",
+    ),
+    "ch10 plot_training_history: metrics as one str": (
+        lambda: plot_training_history(HISTORY, title="x", metrics="loss"),
+        TypeError,
+        "expected metrics as a list of names, got the str 'loss'",
+    ),
+    "ch10 plot_training_history: an unrecorded metric": (
+        lambda: plot_training_history(HISTORY, title="x", metrics=["f1"]),
+        ValueError,
+        r"no evaluation metric \['f1'\]; recorded: \[\]",
+    ),
+    "ch10 plot_training_history: smoothing as a float": (
+        lambda: plot_training_history(HISTORY, title="x", smoothing=2.5),
+        TypeError,
+        "expected smoothing as an int >= 1, got float 2\\.5",
+    ),
+    "ch10 plot_training_history: smoothing 0": (
+        lambda: plot_training_history(HISTORY, title="x", smoothing=0),
+        ValueError,
+        "expected smoothing as an int >= 1, got 0",
+    ),
+    "ch10 plot_training_history: an empty history": (
+        lambda: plot_training_history(TrainingHistory(), title="x"),
+        ValueError,
+        "the history is empty: nothing to plot",
+    ),
+    "ch10 plot_training_history: too few Axes": (
+        lambda: plot_training_history(HISTORY, title="x", ax=[None]),
+        ValueError,
+        "expected 2 Axes, got 1",
+    ),
+    "ch10 plot_training_history: something else than Axes": (
+        lambda: plot_training_history(HISTORY, title="x", ax=[1, 2]),
+        TypeError,
+        "expected matplotlib Axes in ax, got int",
+    ),
 }
 
 test_bad_input_raises_a_clear_error = sweep(CASES)
+
+
+def test_an_empty_table_prints_its_headers():
+    assert str(Table([], ["a", "b"])).splitlines()[0].split() == ["a", "b"]
+
+
+def test_a_table_still_formats_tensor_rows():
+    table = Table(torch.eye(2), ["x", "y"], formats=[".1f", ".1f"])
+    assert str(table).splitlines()[-1].split() == ["0.0", "1.0"]

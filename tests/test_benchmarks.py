@@ -298,3 +298,18 @@ def test_attention_speed_prints_a_full_table(attention_speed, capsys, monkeypatc
     assert all(float(cells[4]) > 0 and float(cells[5]) >= 0 for cells in rows)
     assert all(float(cells[6]) < 1e-5 for cells in rows)  # max diff
     assert "DIFFER" not in out
+
+
+def test_host_syncs_prints_a_row_per_model_and_batch(capsys, monkeypatch):
+    host_syncs = load_script("host_syncs")
+    monkeypatch.setattr(sys, "argv", ["host_syncs.py", "--quick"])
+    host_syncs.main()
+    rows = [
+        line for line in capsys.readouterr().out.splitlines() if line.count("|") > 4
+    ]
+    forward = {row.split("|")[1].strip() + row.split("|")[2]: row for row in rows[2:]}
+    assert len(forward) == 9  # three models: no padding, padding, one train step
+    for row in rows[2:]:
+        cells = [cell.strip() for cell in row.split("|")[3:-1]]
+        if "no padding" in row:  # encoderlib never waits on a batch without padding
+            assert cells[0] == "0" and cells[1] == "0", row

@@ -1,5 +1,5 @@
 """encoderlib.contrastive (InfoNCE, SimCSE, alignment, uniformity, Spearman) and
-encoderlib.data.load_sts_benchmark."""
+encoderlib.loading.load_sts_benchmark."""
 
 import math
 
@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import spearmanr
 
-import encoderlib.data
+import encoderlib.loading
 from encoderlib.attention import MultiHeadAttention
 from encoderlib.contrastive import (
     PairCollator,
@@ -24,8 +24,8 @@ from encoderlib.contrastive import (
     uniformity,
     unsupervised_simcse_loss,
 )
-from encoderlib.data import STSPairs, load_sts_benchmark
 from encoderlib.encoder import Encoder, EncoderConfig
+from encoderlib.loading import STSPairs, load_sts_benchmark
 
 
 def multiple_negatives_ranking_loss():
@@ -119,21 +119,21 @@ def test_info_nce_ignores_batch_order_and_vector_length(b, seed, temperature, sc
         (lambda: info_nce_loss(torch.randn(4, 8), torch.randn(5, 8)), ValueError,
          r"expected keys of shape \(4, 8\), one per query, got \(5, 8\)"),
         (lambda: info_nce_loss(torch.randn(4, 8), torch.randn(4, 6)), ValueError,
-         r"expected keys of shape \(b, 8\), got \(4, 6\)"),
+         r"expected keys of shape \(b, d\) = \(\*, 8\), got \(4, 6\)"),
         (lambda: info_nce_loss(torch.randn(2, 4, 8), torch.randn(2, 4, 8)),
-         ValueError, r"expected queries of shape \(b, d\), got \(2, 4, 8\)"),
+         ValueError, r"queries of shape \(b, d\) = \(\*, \*\), got \(2, 4, 8\)"),
         (lambda: info_nce_loss(torch.randn(4, 8), torch.randn(4, 8), 0.0),
          ValueError, r"expected temperature > 0, got 0.0"),
         (lambda: info_nce_loss(torch.randn(4, 8), torch.randn(4, 8), "hot"),
-         TypeError, r"expected temperature as a float, got 'hot'"),
+         TypeError, r"expected temperature as a float, got str 'hot'"),
         (lambda: info_nce_loss(torch.randn(4, 8), torch.randn(4, 8), 0.05,
                                torch.randn(3, 7)),
-         ValueError, r"expected negatives of shape \(b, 8\), got \(3, 7\)"),
+         ValueError, r"expected negatives of shape \(b, d\) = \(\*, 8\), got \(3, 7\)"),
         (lambda: info_nce_loss([[1.0]], torch.randn(1, 1)), TypeError,
          r"expected queries as a torch.Tensor, got list"),
         (lambda: info_nce_loss(torch.ones(2, 3, dtype=torch.long),
                                torch.ones(2, 3)), TypeError,
-         r"expected queries with a floating-point dtype, got torch.int64"),
+         r"expected queries with a floating dtype, got torch.int64"),
     ],
 )  # fmt: skip
 def test_info_nce_errors_name_expected_and_received(call, error, message):
@@ -229,7 +229,7 @@ def test_set_dropout_reaches_every_dropout_and_the_config():
     assert encoder.config.dropout == 0.2
     with pytest.raises(ValueError, match=r"expected p in \[0, 1\), got 1.0"):
         set_dropout(encoder, 1.0)
-    with pytest.raises(TypeError, match="expected an nn.Module, got str"):
+    with pytest.raises(TypeError, match="expected model as an nn.Module, got str"):
         set_dropout("encoder", 0.1)
 
 
@@ -353,7 +353,7 @@ def test_load_sts_benchmark_reads_tabs_not_quotes(tmp_path):
 
 def test_load_sts_benchmark_without_data_returns_none_fast(tmp_path, monkeypatch):
     monkeypatch.setattr(
-        encoderlib.data, "_shared_sts_path", lambda: tmp_path / "absent.csv"
+        encoderlib.loading, "_shared_sts_path", lambda: tmp_path / "absent.csv"
     )
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
     assert load_sts_benchmark() is None  # offline: the hub is not even tried
@@ -363,7 +363,7 @@ def test_load_sts_benchmark_without_data_returns_none_fast(tmp_path, monkeypatch
 
 
 def test_load_sts_benchmark_reads_the_shared_copy_when_there():
-    shared = encoderlib.data._shared_sts_path()
+    shared = encoderlib.loading._shared_sts_path()
     if not shared.is_file():
         pytest.skip(f"no STS Benchmark copy at {shared}")
     pairs = load_sts_benchmark()

@@ -418,7 +418,7 @@ def test_either_offline_switch_is_enough(monkeypatch, capsys, variable):
 
 
 def test_an_unreachable_hub_is_detected_within_the_timeout(monkeypatch, capsys):
-    from encoderlib import data
+    from encoderlib import loading
 
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
     monkeypatch.delenv("HF_DATASETS_OFFLINE", raising=False)
@@ -427,7 +427,7 @@ def test_an_unreachable_hub_is_detected_within_the_timeout(monkeypatch, capsys):
         raise ConnectionRefusedError
 
     monkeypatch.setattr(socket, "create_connection", refused)
-    assert "unreachable: ConnectionRefusedError" in data._hub_unreachable()
+    assert "unreachable: ConnectionRefusedError" in loading.hub_unreachable()
     load_text_classification("sst2")
     assert "ConnectionRefusedError" in capsys.readouterr().out
 
@@ -437,12 +437,12 @@ def test_an_unreachable_hub_is_detected_within_the_timeout(monkeypatch, capsys):
 
     monkeypatch.setattr(socket, "create_connection", hangs)
     start = time.perf_counter()
-    assert "did not answer within 0.2 s" in data._hub_unreachable(timeout=0.2)
+    assert "did not answer within 0.2 s" in loading.hub_unreachable(timeout=0.2)
     assert time.perf_counter() - start < 1.0
 
 
 def test_online_path_normalises_the_hubs_data_set(monkeypatch, capsys):
-    from encoderlib import data
+    from encoderlib import loading
 
     requested = []
 
@@ -458,7 +458,7 @@ def test_online_path_normalises_the_hubs_data_set(monkeypatch, capsys):
             }
         )
 
-    monkeypatch.setattr(data, "_hub_unreachable", lambda: None)
+    monkeypatch.setattr(loading, "hub_unreachable", lambda: None)
     monkeypatch.setattr(datasets, "load_dataset", fake_hub)
     loaded = load_text_classification("sst2")
     assert (

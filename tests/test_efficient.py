@@ -26,7 +26,7 @@ from encoderlib.efficient import (
     peak_memory,
     sliding_window_mask,
 )
-from encoderlib.encoder import EncoderLayer
+from encoderlib.encoder import Encoder, EncoderConfig, EncoderLayer
 
 
 def qkv(seed: int, b: int, h: int, n: int, d: int, d_v: int | None = None):
@@ -169,6 +169,31 @@ def test_blocked_memory_grows_linearly():
     assert peaks[1] < full[0] / 4
 
 
+def test_a_window_wider_than_the_sequence_costs_what_the_sequence_costs():
+    # The block is clamped to n: memory O(n·min(n, window)), not O(n·window).
+    # (Before, n = 16 with window = 512 padded every block to 512 positions.)
+    q, k, v = qkv(0, 1, 4, 16, 8)
+    as_wide_as_n = peak_memory(lambda: blocked_local_attention(q, k, v, 16))
+    for window in (512, 2048):
+        peak = peak_memory(lambda w=window: blocked_local_attention(q, k, v, w))
+        assert peak <= as_wide_as_n, (window, peak, as_wide_as_n)
+        expected = masked_reference(q, k, v, window, None)
+        assert (blocked_local_attention(q, k, v, window) - expected).abs().max() < 1e-5
+    assert as_wide_as_n < 4 * 16 * (3 * 16) * 4 * 8  # scores are 4 heads of 16 × 48
+
+
+def test_an_integer_padding_mask_is_read_as_the_boolean_one():
+    q, k, v = qkv(1, 2, 3, 9, 4)
+    real = torch.arange(9) < torch.tensor([[9], [4]])
+    by_bool = blocked_local_attention(q, k, v, 2, real)
+    assert torch.equal(blocked_local_attention(q, k, v, 2, real.long()), by_bool)
+    mha = module()
+    x = torch.randn(2, 9, 32)
+    with torch.no_grad():
+        for wrapper in (LocalSelfAttention(mha, 2), LinformerSelfAttention(mha, 9, 4)):
+            assert torch.equal(wrapper(x, real.int()), wrapper(x, real))
+
+
 # --- LocalSelfAttention ----------------------------------------------------------
 
 
@@ -221,6 +246,30 @@ def test_local_module_drops_into_an_encoder_layer():
         expected = layer(x)
         layer.attn = LocalSelfAttention(layer.attn, window=9)  # sees everything
         assert (layer(x) - expected).abs().max() < 1e-5
+
+
+@pytest.mark.parametrize("kind", ["local", "linformer"])
+def test_local_and_linformer_attention_run_in_an_encoder_with_padding(kind):
+    # Issue 22: a padded batch took the Encoder's packed path, which reads
+    # layer.attn.q_proj (AttributeError); now each sentence of a padded batch
+    # gets what it gets alone, and padding positions hold zeros.
+    torch.manual_seed(0)
+    encoder = Encoder(EncoderConfig.tiny(vocab_size=50, max_len=16)).eval()
+    for layer in encoder.layers:
+        if kind == "local":
+            layer.attn = LocalSelfAttention(layer.attn, window=2)
+        else:
+            layer.attn = LinformerSelfAttention(layer.attn, max_len=16, k=4)
+        assert not layer.attn.training  # the wrapper follows the eval model
+    lengths = [9, 5, 1]
+    ids = torch.randint(5, 50, (3, 9), generator=torch.Generator().manual_seed(1))
+    mask = torch.arange(9) < torch.tensor(lengths)[:, None]
+    with torch.no_grad():
+        out = encoder(ids, mask.long())
+        assert (out[~mask] == 0).all()
+        for i, length in enumerate(lengths):
+            alone = encoder(ids[i : i + 1, :length])[0]
+            assert (out[i, :length] - alone).abs().max() < 1e-5, (kind, i)
 
 
 def test_local_module_holds_the_attention_and_follows_train_mode():
@@ -398,3 +447,22 @@ def test_peak_memory_leaves_stderr_working(capfd):
     peak_memory(lambda: torch.empty(10))
     os.write(2, b"still here\n")
     assert "still here" in capfd.readouterr().err
+
+
+def test_no_forward_here_would_wait_on_a_gpu():
+    # The checks of chapter 16's attention read no device value: with the CPU
+    # treated as a GPU (count_host_reads), a forward makes no host read, with a
+    # boolean or a 0/1 integer padding mask.
+    from encoderlib.checks import count_host_reads
+
+    mha = module()
+    x = torch.randn(2, 9, 32)
+    real = torch.arange(9) < torch.tensor([[9], [4]])
+    q, k, v = qkv(0, 2, 4, 9, 8)
+    with torch.no_grad():
+        for mask in (None, real, real.long()):
+            with count_host_reads() as reads:
+                LocalSelfAttention(mha, 2)(x, mask)
+                LinformerSelfAttention(mha, 9, 4)(x, mask)
+                blocked_local_attention(q, k, v, 3, mask)
+            assert reads == [], reads

@@ -232,9 +232,13 @@ def test_bert_initialisation():
         (dict(d_ff=0), ValueError, ["d_ff", "0"]),
         (dict(n_layers=-1), ValueError, ["n_layers", "-1"]),
         (dict(dropout=1.0), ValueError, ["dropout", "1.0"]),
-        (dict(dropout="0.1"), TypeError, ["expected dropout as a float, got '0.1'"]),
-        (dict(dropout=True), TypeError, ["expected dropout as a float, got True"]),
-        (dict(eps="1e-5"), TypeError, ["expected eps as a float, got '1e-5'"]),
+        (
+            dict(dropout="0.1"),
+            TypeError,
+            ["expected dropout as a float, got str '0.1'"],
+        ),
+        (dict(dropout=True), TypeError, ["expected dropout as a float, got bool True"]),
+        (dict(eps="1e-5"), TypeError, ["expected eps as a float, got str '1e-5'"]),
         (dict(activation="tanh"), ValueError, ["activation", "'tanh'"]),
         (dict(norm_first=1), TypeError, ["norm_first", "1"]),
         (dict(positional="rotary"), ValueError, ["positional", "'rotary'"]),
@@ -313,7 +317,7 @@ def test_mask_errors(tiny_model, mask, error, message):
 
 
 def test_input_ids_errors(tiny_model):
-    with pytest.raises(ValueError, match=r"shape \(b, n\), got \(5,\)"):
+    with pytest.raises(ValueError, match=r"shape \(b, n\) = \(\*, \*\), got \(5,\)"):
         tiny_model(torch.randint(1, 50, (5,)))
     with pytest.raises(ValueError, match="max_len=24"):
         tiny_model(torch.randint(1, 50, (1, 25)))

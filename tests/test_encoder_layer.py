@@ -311,7 +311,7 @@ def test_layer_runs_on_meta_device_for_counting():
             r"expected x of shape \(b, n, 32\), got \(2, 5, 16\)",
         ),
         ([[0.0] * 32], TypeError, "expected x as a torch.Tensor, got list"),
-        (torch.ones(2, 5, 32, dtype=torch.long), TypeError, "floating-point dtype"),
+        (torch.ones(2, 5, 32, dtype=torch.long), TypeError, "floating dtype"),
     ],
 )
 @pytest.mark.parametrize("norm_first", ARRANGEMENTS)
@@ -342,7 +342,7 @@ def test_norm_first_must_be_a_bool(norm_first):
     "kwargs, message",
     [
         ({"n_heads": 5}, "d_model=32 is not divisible by n_heads=5"),
-        ({"activation": "tanh"}, "unknown activation 'tanh'"),
+        ({"activation": "tanh"}, "activation as one of .*, got 'tanh'"),
         ({"dropout": 1.0}, r"expected dropout in \[0, 1\), got 1.0"),
         ({"d_ff": 0}, "expected d_ff as a positive int, got 0"),
         ({"eps": 0.0}, "expected eps > 0, got 0.0"),

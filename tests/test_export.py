@@ -179,7 +179,9 @@ def test_colab_setup_cell_reinstalls_encoderlib_on_every_run(monkeypatch):
     # force the newest in; the dependencies come with the first install.
     calls, installed = run_setup_cell_in_fake_colab(monkeypatch)
     url = setup_cell.repository_url()
-    assert all(command[:4] == [sys.executable, "-m", "pip", "install"] for command in calls)
+    assert all(
+        command[:4] == [sys.executable, "-m", "pip", "install"] for command in calls
+    )
     assert calls[0][-1] == f"encoderlib[notebooks] @ git+{url}"
     assert "--force-reinstall" in calls[1] and calls[1][-1] == f"git+{url}"
     assert installed == {"encoderlib"}

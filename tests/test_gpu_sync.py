@@ -160,3 +160,58 @@ def test_a_training_step_syncs_at_most_twice_on_cuda():
 
     waits = classifier_step(torch.device("cuda"), counter)
     assert len([w for w in waits if w.startswith("CUDA")]) <= 2, waits
+
+
+# SentenceEncoder.encode (chapter 13): tokenize on the CPU, move to the device,
+# forward, pool, normalise. Its own code reads nothing on the device: the only
+# waits allowed are the forward's, at most one per padded batch, plus the final
+# copy of the vectors to the CPU.
+SENTENCES = ["the cat sat .", "a", "the cat", "xyz abc the cat sat on it", "b c", "d e"]
+
+
+def sentence_encoder(device):
+    from encoderlib import SentenceEncoder, WordPieceTokenizer
+
+    vocab = [
+        "[PAD]",
+        "[UNK]",
+        "[CLS]",
+        "[SEP]",
+        "[MASK]",
+        *"abcdefghijklmnopqrstuvwxyz",
+    ]
+    tokenizer = WordPieceTokenizer([*vocab, "the", "cat", "sat", "."])
+    config = CONFIGS["minilm"].replace(vocab_size=tokenizer.vocab_size)
+    torch.manual_seed(0)
+    return SentenceEncoder(tokenizer, Encoder(config).to(device), max_length=32)
+
+
+def padded_batches(encoder, batch_size):
+    lengths = sorted(
+        (len(encoder.tokenizer.encode(s, max_length=32)) for s in SENTENCES),
+        reverse=True,
+    )
+    groups = [lengths[i : i + batch_size] for i in range(0, len(lengths), batch_size)]
+    return sum(min(group) < max(group) for group in groups)
+
+
+@pytest.mark.parametrize("batch_size", [1, 2, 4])
+def test_encode_waits_only_in_the_forward_of_padded_batches(batch_size, as_on_a_gpu):
+    encoder = sentence_encoder(torch.device("cpu"))
+    encoder.encode(SENTENCES, batch_size=batch_size)  # warm-up
+    with as_on_a_gpu() as waits:
+        encoder.encode(SENTENCES, batch_size=batch_size).cpu()
+    budget = padded_batches(encoder, batch_size)
+    assert len(waits) <= budget, f"encode would wait {waits}, budget {budget}"
+
+
+@requires_cuda
+@pytest.mark.parametrize("batch_size", [1, 2, 4])
+def test_encode_syncs_only_in_padded_forwards_on_cuda(batch_size):
+    encoder = sentence_encoder(torch.device("cuda"))
+    encoder.encode(SENTENCES, batch_size=batch_size)  # warm-up
+    with count_host_reads(as_on_a_gpu=False) as waits:
+        encoder.encode(SENTENCES, batch_size=batch_size).cpu()
+    cuda = [w for w in waits if w.startswith("CUDA")]
+    budget = padded_batches(encoder, batch_size) + 1  # + the copy to the CPU
+    assert len(cuda) <= budget, f"encode synchronised {waits}, budget {budget}"

@@ -155,16 +155,16 @@ def test_layer_norm_rejects_bad_input(make, x, error, message):
 
 
 @pytest.mark.parametrize(
-    "kwargs, message",
+    "kwargs, error, message",
     [
-        ({"d": 0}, "expected d as a positive int, got 0"),
-        ({"d": 3.0}, "expected d as a positive int, got 3.0"),
-        ({"d": True}, "expected d as a positive int, got True"),
-        ({"d": 4, "eps": 0.0}, "expected eps > 0, got 0.0"),
+        ({"d": 0}, ValueError, "expected d as a positive int, got 0"),
+        ({"d": 3.0}, TypeError, "expected d as a positive int, got float 3.0"),
+        ({"d": True}, TypeError, "expected d as a positive int, got bool True"),
+        ({"d": 4, "eps": 0.0}, ValueError, "expected eps > 0, got 0.0"),
     ],
 )
-def test_layer_norm_rejects_bad_arguments(kwargs, message):
-    with pytest.raises(ValueError, match=message):
+def test_layer_norm_rejects_bad_arguments(kwargs, error, message):
+    with pytest.raises(error, match=message):
         LayerNorm(**kwargs)
 
 
@@ -271,21 +271,22 @@ def test_feed_forward_rejects_bad_input():
 
 
 @pytest.mark.parametrize(
-    "kwargs, message",
+    "kwargs, error, message",
     [
         (
             {"activation": "tanh"},
-            "unknown activation 'tanh'; expected one of 'gelu', 'gelu_tanh', "
-            "'relu', 'swiglu'",
+            ValueError,
+            "expected activation as one of 'gelu', 'gelu_tanh', 'relu', 'swiglu', "
+            "'geglu', got 'tanh'",
         ),
-        ({"d_model": 0}, "expected d_model as a positive int, got 0"),
-        ({"d_ff": 2.5}, "expected d_ff as a positive int, got 2.5"),
-        ({"dropout": 1.0}, r"expected dropout in \[0, 1\), got 1.0"),
+        ({"d_model": 0}, ValueError, "expected d_model as a positive int, got 0"),
+        ({"d_ff": 2.5}, TypeError, "expected d_ff as a positive int, got float 2.5"),
+        ({"dropout": 1.0}, ValueError, r"expected dropout in \[0, 1\), got 1.0"),
     ],
 )
-def test_feed_forward_rejects_bad_arguments(kwargs, message):
+def test_feed_forward_rejects_bad_arguments(kwargs, error, message):
     arguments = {"d_model": 8, "d_ff": 16, **kwargs}
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises(error, match=message):
         FeedForward(**arguments)
 
 
@@ -320,7 +321,9 @@ def test_count_parameters_counts_tied_weights_once_and_skips_frozen_ones():
 
 
 def test_count_parameters_rejects_non_modules():
-    with pytest.raises(TypeError, match="expected an nn.Module, got Tensor"):
+    with pytest.raises(
+        TypeError, match="expected module as an nn.Module, got a Tensor"
+    ):
         count_parameters(torch.ones(3))
 
 

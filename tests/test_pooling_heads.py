@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from torch import nn
 
+from encoderlib.checks import count_host_reads
 from encoderlib.encoder import Encoder, EncoderConfig
 from encoderlib.heads import ClassificationHead, EncoderClassifier, MaskedLMHead
 from encoderlib.pooling import AttentionPool, cls_pool, max_pool, mean_pool
@@ -158,36 +159,15 @@ def test_attention_pool_starts_as_mean_pool_and_returns_weights():
     assert torch.equal(weights[mask == 0], torch.zeros(int((mask == 0).sum())))
 
 
-@pytest.mark.parametrize(
-    "call, error, message",
-    [
-        (lambda: mean_pool(torch.randn(2, 384)), ValueError, "(b, n, d), got (2, 384)"),
-        (lambda: max_pool([[1.0]]), TypeError, "got list"),
-        (lambda: cls_pool(torch.ones(2, 3, 4, dtype=torch.long)), TypeError, "int64"),
-        (
-            lambda: mean_pool(torch.randn(2, 5, 4), torch.ones(2, 6, dtype=torch.bool)),
-            ValueError,
-            "(b, n) = (2, 5)",
-        ),
-        (
-            lambda: max_pool(torch.randn(2, 5, 4), torch.ones(2, 5)),
-            TypeError,
-            "float32",
-        ),
-        (
-            lambda: cls_pool(torch.randn(2, 5, 4), torch.full((2, 5), 2)),
-            ValueError,
-            "0 or 1",
-        ),
-        (lambda: mean_pool(torch.randn(2, 5, 4), [[1] * 5] * 2), TypeError, "got list"),
-        (lambda: AttentionPool(8)(torch.randn(2, 5, 4)), ValueError, "(b, n, 8)"),
-        (lambda: AttentionPool(0), ValueError, "positive int"),
-    ],
-)
-def test_pooling_errors_name_what_was_expected(call, error, message):
-    with pytest.raises(error) as info:
-        call()
-    assert message in str(info.value)
+@pytest.mark.parametrize("name", sorted(POOLS))
+def test_poolings_never_read_device_values(name):
+    # As on a GPU (checks.HOST_READ_DEVICES emptied): the 0/1 mask is checked on
+    # the device, nothing is read back, so the GPU never waits for a pooling.
+    h, mask = torch.randn(3, 6, 8), torch.tensor([[1, 1, 1, 0, 0, 0], [1] * 6, [0] * 6])
+    with count_host_reads() as waits:
+        POOLS[name](h, mask)
+        POOLS[name](h, None)
+    assert waits == []
 
 
 # Heads --------------------------------------------------------------------------
@@ -220,37 +200,14 @@ def test_classification_head_equals_bert_pooler_and_classifier():
     assert torch.allclose(head(cls_pool(h)), classifier(pooler(h)), atol=1e-6)
 
 
-@pytest.mark.parametrize(
-    "call, error, message",
-    [
-        (lambda: ClassificationHead(64, 0), ValueError, "n_classes"),
-        (lambda: ClassificationHead(64, 2, dropout=1.0), ValueError, "dropout"),
-        (
-            lambda: ClassificationHead(64, 2)(torch.randn(3, 32)),
-            ValueError,
-            "expected pooled of shape (b, 64), got (3, 32)",
-        ),
-        (
-            lambda: ClassificationHead(64, 2)(torch.randn(64)),
-            ValueError,
-            "expected pooled of shape (b, 64), got (64,)",
-        ),
-        (lambda: EncoderClassifier(nn.Linear(2, 2), 2, "mean"), TypeError, "Encoder"),
-        (lambda: EncoderClassifier(tiny_encoder(), 2, "sum"), ValueError, "'sum'"),
-    ],
-)
-def test_head_errors_name_what_was_expected(call, error, message):
-    with pytest.raises(error) as info:
-        call()
-    assert message in str(info.value)
-
-
 def test_classification_head_refuses_token_vectors():
     """Forgetting to pool must fail: (b, n, d) would give per-token scores."""
     head = ClassificationHead(768, 2)
     with pytest.raises(ValueError) as info:
         head(torch.randn(2, 5, 768))
-    assert "expected pooled of shape (b, 768), got (2, 5, 768)" in str(info.value)
+    assert "expected pooled of shape (b, d) = (*, 768), got (2, 5, 768)" in str(
+        info.value
+    )
     assert "pool the token vectors first" in str(info.value)
     assert head(cls_pool(torch.randn(2, 5, 768))).shape == (2, 2)
 
@@ -333,31 +290,6 @@ def test_masked_lm_head_equals_bert_lm_prediction_head():
     h = torch.randn(3, 5, 32)
     assert torch.allclose(head(h), theirs(h), atol=1e-5)
     assert head(h[0]).shape == (5, 120)  # any (..., d)
-
-
-@pytest.mark.parametrize(
-    "call, error, message",
-    [
-        (lambda: MaskedLMHead(nn.Linear(4, 4)), TypeError, "nn.Embedding"),
-        (lambda: MaskedLMHead.from_encoder(nn.Embedding(4, 4)), TypeError, "Encoder"),
-        (
-            lambda: MaskedLMHead(nn.Embedding(10, 16))(torch.randn(2, 3, 8)),
-            ValueError,
-            "(..., 16), got (2, 3, 8)",
-        ),
-        (
-            lambda: MaskedLMHead(nn.Embedding(10, 16))(
-                torch.ones(2, 16, dtype=torch.long)
-            ),
-            TypeError,
-            "floating-point",
-        ),
-    ],
-)
-def test_masked_lm_head_errors_name_what_was_expected(call, error, message):
-    with pytest.raises(error) as info:
-        call()
-    assert message in str(info.value)
 
 
 def test_docstring_examples_run():

@@ -37,6 +37,7 @@ from transformers.models.roformer.modeling_roformer import (
 from transformers.models.t5.modeling_t5 import T5Attention
 
 from encoderlib import Encoder, EncoderConfig
+from encoderlib.checks import count_host_reads
 from encoderlib.embeddings import (
     ALiBiBias,
     RotaryEmbedding,
@@ -335,3 +336,14 @@ def test_the_encoder_wires_each_scheme_where_it_belongs():
         assert isinstance(bias, ALiBiBias) == (positional == "alibi")
         assert isinstance(rope, RotaryEmbedding) == (positional == "rope")
         assert (table is not None) == (positional in ("learned", "sinusoidal"))
+
+
+def test_position_modules_never_read_values_in_forward():
+    # DESIGN.md §2: no forward waits on the GPU. Counted on the CPU with host
+    # reads off (encoderlib.checks.count_host_reads), as a GPU run would go.
+    t5, alibi, rope = T5RelativePositionBias(4), ALiBiBias(4), RotaryEmbedding(8)
+    q = torch.randn(2, 4, 7, 8)
+    with count_host_reads() as waits:
+        t5(7), alibi(7), rope(q, q), rope.angles(7)
+        t5_relative_bucket(torch.arange(-9, 9, dtype=torch.int8))
+    assert waits == []

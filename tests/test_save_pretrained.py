@@ -582,8 +582,8 @@ def test_refuses_another_word_length(tmp_path, tokenizer):
     [
         (MAX_LEN + 1, ValueError, rf"expected max_length in \[2, {MAX_LEN}\], got 65"),
         (1, ValueError, r"expected max_length in \[2, 64\], got 1"),
-        (32.0, TypeError, r"expected max_length as an int or None, got 32.0"),
-        (True, TypeError, r"expected max_length as an int or None, got True"),
+        (32.0, TypeError, r"expected max_length as an int, got float 32.0"),
+        (True, TypeError, r"expected max_length as an int, got bool True"),
     ],
 )
 def test_refuses_a_bad_max_length(tmp_path, ours, max_length, error, message):
@@ -597,14 +597,16 @@ def test_refuses_a_bad_max_length(tmp_path, ours, max_length, error, message):
 def test_refuses_wrong_types(tmp_path, ours):
     model, tokenizer = ours.model, ours.tokenizer
     with pytest.raises(
-        TypeError, match="expected an encoderlib Encoder, got SentenceEncoder"
+        TypeError, match="expected model as an encoderlib Encoder, got SentenceEncoder"
     ):
         save_pretrained(tmp_path, ours, tokenizer)
-    with pytest.raises(TypeError, match="expected a WordPieceTokenizer, got str"):
+    with pytest.raises(
+        TypeError, match="expected tokenizer as a WordPieceTokenizer, got str"
+    ):
         save_pretrained(tmp_path, model, "vocab.txt")
-    with pytest.raises(TypeError, match="expected a folder path, got int"):
+    with pytest.raises(TypeError, match="expected path as a folder path, got int"):
         save_pretrained(3, model, tokenizer)
-    with pytest.raises(TypeError, match="expected normalize as a bool, got 'yes'"):
+    with pytest.raises(TypeError, match="expected normalize as a bool, got str 'yes'"):
         save_pretrained(tmp_path, model, tokenizer, normalize="yes")
     with pytest.raises(TypeError, match="3 positional arguments but 4 were given"):
         save_pretrained(tmp_path, model, tokenizer, 32)  # max_length is keyword-only

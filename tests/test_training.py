@@ -181,7 +181,7 @@ def test_decay_groups_equal_hugging_faces_on_bert_and_need_no_names():
 
 
 def test_schedule_errors():
-    with pytest.raises(ValueError, match="schedule in"):
+    with pytest.raises(ValueError, match="schedule as one of"):
         learning_rate_factor(0, 10, 1, "step")
     with pytest.raises(ValueError, match="warmup_steps in"):
         learning_rate_factor(0, 10, 11)
@@ -386,12 +386,12 @@ def test_errors_say_what_was_expected():
             device="cpu",
             **quiet(),
         )
-    with pytest.raises(ValueError, match="precision in"):
+    with pytest.raises(ValueError, match="precision as one of"):
         train(small_net(), mse, batches, steps=2, precision="half", **quiet())
     for bad, error in ((0, ValueError), (-3, ValueError), (2.5, TypeError)):
         with pytest.raises(error, match="steps as an int >= 1"):
             train(small_net(), mse, batches, steps=bad, **quiet())
-    with pytest.raises(TypeError, match="steps as an int >= 1, got True"):
+    with pytest.raises(TypeError, match="steps as an int >= 1, got bool True"):
         train(small_net(), mse, batches, steps=True, **quiet())
     with pytest.raises(ValueError, match="accumulation_steps"):
         train(small_net(), mse, batches, steps=2, accumulation_steps=0, **quiet())

@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from torch import nn
 
+from encoderlib.checks import count_host_reads
 from encoderlib.training import train
 from encoderlib.utils import count_parameters
 from encoderlib.vit import PatchEmbedding, VisionEncoder, load_digits_split
@@ -360,3 +361,15 @@ def test_load_digits_split_sizes(test_size):
     assert len(test_images) == len(test_labels) == math.ceil(test_size * 1797)
     assert len(train_images) + len(test_images) == 1797
     assert set(test_labels.tolist()) == set(train_labels.tolist()) == set(range(10))
+
+
+def test_a_forward_would_not_wait_on_a_gpu():
+    # With the CPU treated as a GPU (count_host_reads), the ViT's forward, its
+    # attention maps and embed make no host read: shapes and dtypes only.
+    model = small_vit()
+    images = torch.rand(3, 1, 8, 8)
+    with torch.no_grad(), count_host_reads() as reads:
+        model(images)
+        model(images, return_weights=True)
+        model.embed(images)
+    assert reads == [], reads

@@ -29,8 +29,9 @@ if "google.colab" in sys.modules:
     # repository changes without one: --force-reinstall replaces it, but only once
     # the new one is built, so a failed install leaves the old one in place.
     pip = [sys.executable, "-m", "pip", "install", "--quiet"]
-    subprocess.run([*pip, "encoderlib[notebooks] @ git+{url}"], check=True)
-    subprocess.run([*pip, "--force-reinstall", "--no-deps", "git+{url}"], check=True)
+    repository = "git+{url}"
+    subprocess.run([*pip, f"encoderlib[notebooks] @ {{repository}}"], check=True)
+    subprocess.run([*pip, "--force-reinstall", "--no-deps", repository], check=True)
     if "encoderlib" in sys.modules:  # this session still holds the old one
         print("encoderlib was updated: Runtime > Restart session, then run again")"""
 

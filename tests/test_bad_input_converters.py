@@ -1,0 +1,283 @@
+"""Bad input to encoderlib.converters: Hugging Face configs read into an EncoderConfig.
+
+`config_from_bert` (chapter 13) and `config_from_modernbert` (chapter 17) get
+the classes of bad input a reader meets: arguments that are neither a config
+nor a path, missing files and broken JSON, missing sizes, sizes and rates of
+the wrong type or out of range (named by their config.json key), and configs
+of another kind of model, or that an `EncoderConfig` cannot express. Each must
+raise a `TypeError` or `ValueError` naming what was expected and what was
+received; a missing file is a `FileNotFoundError` naming it.
+"""
+
+import math
+import re
+
+import pytest
+from bad_input import sweep
+from transformers import ModernBertConfig
+
+from encoderlib.converters import config_from_bert, config_from_modernbert
+
+BERT = {
+    "vocab_size": 66,
+    "hidden_size": 32,
+    "num_attention_heads": 4,
+    "num_hidden_layers": 1,
+    "intermediate_size": 64,
+    "max_position_embeddings": 64,
+}
+
+
+def small_modernbert(**changes) -> ModernBertConfig:
+    settings = dict(
+        vocab_size=50,
+        hidden_size=32,
+        intermediate_size=48,
+        num_hidden_layers=3,
+        num_attention_heads=4,
+        max_position_embeddings=32,
+        local_attention=4,
+        pad_token_id=0,
+        bos_token_id=1,
+        eos_token_id=2,
+        cls_token_id=1,
+        sep_token_id=2,
+    )
+    return ModernBertConfig(**{**settings, **changes})
+
+
+HF_DICT = small_modernbert().to_dict()
+
+
+def bert_case(key, value, error, expected):
+    """config.json's `key` set to `value`: the message names the key and the value."""
+    message = (
+        rf"{re.escape(expected)}.*{re.escape(repr(value))}.*\(in the BERT config\)"
+    )
+    if expected.startswith(("a BERT", "absolute", "hidden_act")):
+        message = rf"{re.escape(expected)}.*{re.escape(repr(value))}"
+    return {
+        f"ch13 config_from_bert: {key} = {value!r}": (
+            lambda: config_from_bert({**BERT, key: value}),
+            error,
+            message,
+        )
+    }
+
+
+BERT_CASES = {
+    **{
+        f"ch13 config_from_bert: {label}": (
+            lambda v=value: config_from_bert(v),
+            TypeError,
+            rf"expected hf_config as a config dict or a path, got {kind}",
+        )
+        for label, value, kind in [
+            ("None", None, "None"),
+            ("int", 3, "int 3"),
+            ("float", 2.5, "float 2.5"),
+            ("list", ["config.json"], "list"),
+            ("bytes", b"config.json", "bytes"),
+        ]
+    },
+    "ch13 config_from_bert: no intermediate_size": (
+        lambda: config_from_bert(
+            {k: v for k, v in BERT.items() if k != "intermediate_size"}
+        ),
+        ValueError,
+        r"expected a BERT config with .*missing intermediate_size",
+    ),
+    **bert_case("hidden_size", "32", TypeError, "hidden_size"),
+    **bert_case("hidden_size", 32.0, TypeError, "hidden_size"),
+    **bert_case("num_hidden_layers", True, TypeError, "num_hidden_layers"),
+    **bert_case("vocab_size", None, TypeError, "vocab_size"),
+    **bert_case("layer_norm_eps", "1e-12", TypeError, "layer_norm_eps"),
+    **bert_case("hidden_dropout_prob", None, TypeError, "hidden_dropout_prob"),
+    **bert_case("num_attention_heads", 0, ValueError, "num_attention_heads"),
+    **bert_case("vocab_size", -5, ValueError, "vocab_size"),
+    **bert_case("intermediate_size", 0, ValueError, "intermediate_size"),
+    **bert_case("max_position_embeddings", 0, ValueError, "max_position_embeddings"),
+    **bert_case("type_vocab_size", -1, ValueError, "type_vocab_size"),
+    **bert_case("layer_norm_eps", 0.0, ValueError, "layer_norm_eps"),
+    **bert_case("layer_norm_eps", -1e-12, ValueError, "layer_norm_eps"),
+    **bert_case("layer_norm_eps", math.nan, ValueError, "layer_norm_eps"),
+    **bert_case(
+        "hidden_dropout_prob", 1.0, ValueError, "hidden_dropout_prob in [0, 1)"
+    ),
+    **bert_case(
+        "hidden_dropout_prob", -0.1, ValueError, "hidden_dropout_prob in [0, 1)"
+    ),
+    **bert_case(
+        "hidden_dropout_prob", math.nan, ValueError, "hidden_dropout_prob in [0, 1)"
+    ),
+    **bert_case("hidden_act", None, ValueError, "hidden_act in ["),
+    **bert_case("hidden_act", "swish", ValueError, "hidden_act in ["),
+    **bert_case("hidden_act", ["gelu"], ValueError, "hidden_act in ["),
+    **bert_case(
+        "model_type", "roberta", ValueError, "a BERT config (model_type 'bert')"
+    ),
+    **bert_case(
+        "position_embedding_type",
+        "relative_key",
+        ValueError,
+        "absolute position embeddings",
+    ),
+    "ch13 config_from_bert: heads do not divide the width": (
+        lambda: config_from_bert({**BERT, "num_attention_heads": 5}),
+        ValueError,
+        r"hidden_size divisible by num_attention_heads.*hidden_size=32 and "
+        r"num_attention_heads=5",
+    ),
+    **{
+        f"ch13 config_from_bert: {flag}": (
+            lambda f=flag: config_from_bert({**BERT, f: True}),
+            ValueError,
+            rf"expected an encoder config \({flag} false or absent\), got {flag}=True",
+        )
+        for flag in ("is_decoder", "add_cross_attention")
+    },
+}
+
+MODERNBERT_CASES = {
+    "ch17 config_from_modernbert: None": (
+        lambda: config_from_modernbert(None),
+        TypeError,
+        r"hf_config as a ModernBertConfig, a config dict or a path to config.json, "
+        r"got None",
+    ),
+    "ch17 config_from_modernbert: a BERT config": (
+        lambda: config_from_modernbert({**HF_DICT, "model_type": "bert"}),
+        ValueError,
+        r"model_type 'modernbert'\), got 'bert'",
+    ),
+    "ch17 config_from_modernbert: the decoder": (
+        lambda: config_from_modernbert({**HF_DICT, "model_type": "modernbert-decoder"}),
+        ValueError,
+        r"got 'modernbert-decoder'",
+    ),
+    "ch17 config_from_modernbert: no hidden_size": (
+        lambda: config_from_modernbert(
+            {k: v for k, v in HF_DICT.items() if k != "hidden_size"}
+        ),
+        ValueError,
+        r"missing hidden_size",
+    ),
+    "ch17 config_from_modernbert: hidden_size as str": (
+        lambda: config_from_modernbert({**HF_DICT, "hidden_size": "32"}),
+        TypeError,
+        r"hidden_size as an int, got str '32'",
+    ),
+    "ch17 config_from_modernbert: heads do not divide": (
+        lambda: config_from_modernbert({**HF_DICT, "num_attention_heads": 5}),
+        ValueError,
+        r"hidden_size divisible by num_attention_heads.*ModernBERT config",
+    ),
+    "ch17 config_from_modernbert: tanh GELU": (
+        lambda: config_from_modernbert({**HF_DICT, "hidden_activation": "gelu_new"}),
+        ValueError,
+        r"hidden_activation 'gelu' \(exact GELU, for GeGLU\), got 'gelu_new'",
+    ),
+    "ch17 config_from_modernbert: biases in attention only": (
+        lambda: config_from_modernbert({**HF_DICT, "attention_bias": True}),
+        ValueError,
+        r"all true or all false .*'attention_bias': True",
+    ),
+    "ch17 config_from_modernbert: two dropout rates": (
+        lambda: config_from_modernbert({**HF_DICT, "mlp_dropout": 0.1}),
+        ValueError,
+        r"one dropout rate .*'mlp_dropout': 0.1",
+    ),
+    "ch17 config_from_modernbert: first layer local": (
+        lambda: config_from_modernbert(
+            {
+                **HF_DICT,
+                "layer_types": [
+                    "sliding_attention",
+                    "full_attention",
+                    "sliding_attention",
+                ],
+            }
+        ),
+        ValueError,
+        r"global \(full_attention\) layers 0, g, 2g, .*got global layers \[1\]",
+    ),
+    "ch17 config_from_modernbert: irregular globals": (
+        lambda: config_from_modernbert(
+            {
+                **HF_DICT,
+                "num_hidden_layers": 4,
+                "layer_types": [
+                    "full_attention",
+                    "sliding_attention",
+                    "full_attention",
+                    "full_attention",
+                ],
+            }
+        ),
+        ValueError,
+        r"got global layers \[0, 2, 3\]",
+    ),
+    "ch17 config_from_modernbert: layer_types of the wrong length": (
+        lambda: config_from_modernbert({**HF_DICT, "layer_types": ["full_attention"]}),
+        ValueError,
+        r"layer_types as a list of 3 layer kinds",
+    ),
+    "ch17 config_from_modernbert: an unknown layer kind": (
+        lambda: config_from_modernbert(
+            {**HF_DICT, "layer_types": ["full_attention", "chunked", "full_attention"]}
+        ),
+        ValueError,
+        r"layer_types from \['full_attention', 'sliding_attention'\], got",
+    ),
+    "ch17 config_from_modernbert: scaled RoPE": (
+        lambda: config_from_modernbert(
+            {
+                **HF_DICT,
+                "rope_parameters": {
+                    "full_attention": {"rope_type": "yarn", "rope_theta": 1e4},
+                    "sliding_attention": {"rope_type": "default", "rope_theta": 1e4},
+                },
+            }
+        ),
+        ValueError,
+        r"rope_type 'default'\) for full_attention, got 'yarn'",
+    ),
+    "ch17 config_from_modernbert: local_attention as float": (
+        lambda: config_from_modernbert({**HF_DICT, "local_attention": 4.0}),
+        TypeError,
+        r"local_attention as an int, got float 4.0",
+    ),
+    "ch17 config_from_modernbert: a base of 1": (
+        lambda: config_from_modernbert(
+            {
+                **HF_DICT,
+                "rope_parameters": {
+                    "full_attention": {"rope_type": "default", "rope_theta": 1.0},
+                    "sliding_attention": {"rope_type": "default", "rope_theta": 1e4},
+                },
+            }
+        ),
+        ValueError,
+        r"the global rope_theta .*got 1.0 \(in the ModernBERT config\)",
+    ),
+}
+
+test_bad_input_raises_a_clear_error = sweep({**BERT_CASES, **MODERNBERT_CASES})
+
+
+@pytest.mark.parametrize("read", [config_from_bert, config_from_modernbert])
+def test_missing_file_and_broken_json(read, tmp_path):
+    with pytest.raises(FileNotFoundError, match=r"expected a config\.json at .*none"):
+        read(tmp_path / "nowhere")
+    with pytest.raises(FileNotFoundError, match=r"expected a config\.json at"):
+        read(tmp_path)  # a folder without config.json
+    (tmp_path / "config.json").write_text("{not json", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"expected JSON in .*config\.json.*got"):
+        read(tmp_path)
+
+
+def test_config_from_bert_decoder_flags_false_are_fine():
+    config = config_from_bert(
+        {**BERT, "is_decoder": False, "add_cross_attention": False}
+    )
+    assert config.d_model == 32
