@@ -235,7 +235,7 @@ def check_shape(name: str, x: Tensor, shape: Sequence[int | None], axes: str) ->
 
     `axes` names the axes for the message, in einops' letters: with
     `shape=(2, None, 384)` and `axes="b n d"` a (2, 384) input is a `ValueError`
-    "expected x of shape (b, n, d) = (2, *, 384), got (2, 384)".
+    ``expected x of shape (b, n, d) = (2, *, 384), got (2, 384)``.
     """
     check_tensor(name, x)
     sizes = tuple(x.shape)

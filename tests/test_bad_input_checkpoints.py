@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 import torch
 from bad_input import flag_cases, positive_int_cases, sweep
+from small_models import small_modernbert_config
 from torch import nn
 from transformers import ModernBertConfig, ModernBertModel
 
@@ -57,20 +58,7 @@ def bert_state(**changes) -> dict:
 
 
 def modernbert_config() -> ModernBertConfig:
-    return ModernBertConfig(
-        vocab_size=50,
-        hidden_size=32,
-        intermediate_size=48,
-        num_hidden_layers=3,
-        num_attention_heads=4,
-        max_position_embeddings=32,
-        local_attention=4,
-        pad_token_id=0,
-        bos_token_id=1,
-        eos_token_id=2,
-        cls_token_id=1,
-        sep_token_id=2,
-    )
+    return small_modernbert_config()
 
 
 @cache

@@ -14,7 +14,7 @@ import re
 
 import pytest
 from bad_input import sweep
-from transformers import ModernBertConfig
+from small_models import small_modernbert_config
 
 from encoderlib.converters import config_from_bert, config_from_modernbert
 
@@ -28,22 +28,7 @@ BERT = {
 }
 
 
-def small_modernbert(**changes) -> ModernBertConfig:
-    settings = dict(
-        vocab_size=50,
-        hidden_size=32,
-        intermediate_size=48,
-        num_hidden_layers=3,
-        num_attention_heads=4,
-        max_position_embeddings=32,
-        local_attention=4,
-        pad_token_id=0,
-        bos_token_id=1,
-        eos_token_id=2,
-        cls_token_id=1,
-        sep_token_id=2,
-    )
-    return ModernBertConfig(**{**settings, **changes})
+small_modernbert = small_modernbert_config
 
 
 HF_DICT = small_modernbert().to_dict()

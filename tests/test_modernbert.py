@@ -13,6 +13,7 @@ config's translation (windows, global layers, bases), the loader's report
 import pytest
 import torch
 from einops import rearrange
+from small_models import small_modernbert_config
 from transformers import ModernBertConfig, ModernBertForMaskedLM, ModernBertModel
 
 from encoderlib import (
@@ -30,21 +31,14 @@ def small_config(**changes) -> ModernBertConfig:
         hidden_size=64,
         intermediate_size=96,
         num_hidden_layers=5,
-        num_attention_heads=4,
         max_position_embeddings=64,
         local_attention=6,  # |i - j| <= 3 in local layers
         global_attn_every_n_layers=3,
         global_rope_theta=160000.0,
         local_rope_theta=10000.0,
-        pad_token_id=0,
-        bos_token_id=1,
-        eos_token_id=2,
-        cls_token_id=1,
-        sep_token_id=2,
         attn_implementation="sdpa",
     )
-    settings.update(changes)
-    return ModernBertConfig(**settings)
+    return small_modernbert_config(**{**settings, **changes})
 
 
 def random_model(config: ModernBertConfig, seed: int = 0) -> ModernBertModel:
