@@ -18,7 +18,7 @@ OFFLINE := HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 # reduction, as a reader's machine would. Every chapter's outputs must hold under both.
 OTHER_CPU := ATEN_CPU_CAPABILITY=default MKL_CBWR=COMPATIBLE OMP_NUM_THREADS=1
 
-.PHONY: help setup export check-export book test test-fast test-other-cpu bench execute format constraints clean diagrams
+.PHONY: help setup export check-export book test test-fast test-other-cpu bench execute format constraints clean diagrams study budget
 
 help:
 	@echo "make book          build the book into _build/html (sets up .venv on first use)"
@@ -32,6 +32,8 @@ help:
 	@echo "make diagrams      redraw the architecture diagrams (chapters/figures/) and place them in their chapters"
 	@echo "make format        ruff format and ruff check --fix over chapters, tools and tests"
 	@echo "make execute NB=chapters/01_the_cat_sat.ipynb   run a chapter top to bottom and store its outputs"
+	@echo "make study CH=09 [SEEDS=0:100] [DEVICE=cuda]   print the tables chapter 9 records (studies/)"
+	@echo "make budget        words and visible code lines per chapter (tools/page_budget.py)"
 
 setup: $(SETUP_DONE)
 
@@ -68,13 +70,16 @@ book: $(SETUP_DONE)
 	$(BIN)/jupyter-book build . -W --keep-going
 	@echo "The book is at file://$(CURDIR)/_build/html/index.html"
 
-# pytest and nbval in one run, two workers, whole files per worker (--dist loadfile keeps
-# a notebook's cells on one kernel); nbval again as another CPU would compute; then the
+# The page budget first (seconds); then pytest and nbval in one run, two workers, whole
+# files per worker (--dist loadfile keeps a notebook's cells on one kernel; the study
+# reruns are spread over five tests/test_study_reruns_*.py files for the same reason);
+# nbval again as another CPU would compute; then the
 # whole book (--all: every page re-read, so a warning on an unchanged page still fails)
 # with warnings as errors; then the built pages must render math offline (MathJax from a
 # file inside _build/html, never a CDN).
 test: $(SETUP_DONE)
-	$(OFFLINE) $(PY) -m pytest -n 2 --dist loadfile --durations=15 --nbval --nbval-current-env --nbval-sanitize-with tools/nbval_sanitize.cfg tests $(CHAPTERS)
+	$(PY) tools/page_budget.py --check
+	$(OFFLINE) $(PY) -m pytest -n 2 --dist loadfile --durations=25 --nbval --nbval-current-env --nbval-sanitize-with tools/nbval_sanitize.cfg tests $(CHAPTERS)
 	$(MAKE) --no-print-directory test-other-cpu
 	$(BIN)/jupyter-book build . -W --keep-going --all
 	$(PY) tools/check_built_book.py _build/html
@@ -107,3 +112,17 @@ constraints: $(SETUP_DONE)
 
 clean:
 	rm -rf _build .pytest_cache .hypothesis
+
+# Every chapter within 4,000 words of prose and 500 visible code lines.
+budget: $(SETUP_DONE)
+	$(PY) tools/page_budget.py
+
+# The script behind a chapter's recorded tables (studies/chNN_*.py): make study CH=07,
+# with other seeds (SEEDS=0:3 or SEEDS=0,5) or on a GPU (DEVICE=cuda). It prints each
+# table with its command, versions, device and threads, ready to paste into the chapter.
+study: $(SETUP_DONE)
+	@test -n "$(CH)" || { echo "usage: make study CH=07 [SEEDS=0:3] [DEVICE=cuda]"; exit 2; }
+	@ls studies/ch$(CH)_*.py >/dev/null 2>&1 || { echo "no study for chapter $(CH) in studies/"; exit 2; }
+	for script in studies/ch$(CH)_*.py; do \
+		$(OFFLINE) $(PY) -m studies.$$(basename $$script .py) $(if $(SEEDS),--seeds $(SEEDS)) $(if $(DEVICE),--device $(DEVICE)) || exit 1; \
+	done

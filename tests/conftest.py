@@ -23,6 +23,7 @@ from encoderlib import Encoder, EncoderConfig
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
+sys.path.insert(0, str(ROOT))  # studies/ imports as a package
 
 OFFLINE = ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE")
 for variable in OFFLINE:  # before any test module imports datasets or transformers

@@ -42,3 +42,12 @@ def test_local_links_point_at_files_that_exist(path):
             continue  # a web address or an anchor on the same page
         file = target.split("#", 1)[0]
         assert (path.parent / file).exists(), f"{path.name} links to missing {target}"
+
+
+@pytest.mark.parametrize("path", CHAPTERS + PAGES, ids=lambda p: p.name)
+def test_no_written_chapter_is_called_planned(path):
+    written = {int(p.name[:2]) for p in CHAPTERS}
+    text = markdown_of(path)
+    mention = re.compile(r"\b(\d+)\]?(?:\([^)\s]*\))? \(planned\)")
+    stale = [int(n) for n in mention.findall(text) if int(n) in written]
+    assert not stale, f"{path.name} calls written chapters {stale} '(planned)'"

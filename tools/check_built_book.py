@@ -11,7 +11,10 @@ HTML page of the build and fails when
 - the MathJax that a page loads lacks the web fonts its CHTML output reads
   (`output/chtml/fonts/woff-v2/` beside the script),
 - a page holds math (Sphinx's `class="math"` elements) but loads no MathJax,
-- a page loads any other script from the network (the book must work offline).
+- a page loads any other script from the network (the book must work offline),
+- a page shows tooling text a reader has no use for: the exporter's `#| export`
+  directives, `noqa` and `fmt:` comments (tools/sphinx_tooling_text.py removes
+  them from code cells), or a reference to the design document.
 
 `make test` runs it after building the book: `python tools/check_built_book.py
 [BUILD_DIR]` (default `_build/html`) prints every problem and exits 1 if there is
@@ -35,6 +38,10 @@ SKIPPED_DIRS = {"_static", "_sources", "_images", "_downloads", ".doctrees"}
 # from this folder, relative to the MathJax root where the script sits.
 CHTML_FONTS = Path("output") / "chtml" / "fonts" / "woff-v2"
 REMOTE_MATHJAX = re.compile(r"(?:https?:)?//[^\s\"'<>]*mathjax", re.IGNORECASE)
+TOOLING_TEXT = re.compile(
+    r"#\|\s*(?:export|exporti|reexport|default_exp)\b|#\s*noqa\b|#\s*fmt:\s*(?:skip|off|on)\b"
+    r"|DESIGN(?:\.md)?\s*§|§\s*3a\b"
+)
 
 
 class PageScan(HTMLParser):
@@ -46,6 +53,7 @@ class PageScan(HTMLParser):
         self.script_sources: list[str] = []
         self.inline_scripts: list[str] = []
         self.has_math = False
+        self.text: list[str] = []
         self._in_script = False
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
@@ -67,6 +75,8 @@ class PageScan(HTMLParser):
     def handle_data(self, data: str) -> None:
         if self._in_script:
             self.inline_scripts[-1] += data
+        else:
+            self.text.append(data)
 
 
 def is_remote(source: str) -> bool:
@@ -132,6 +142,8 @@ def check_page(page: Path, build: Path) -> tuple[list[str], bool]:
             problems.append(f"{name}: a script points MathJax at {address}")
     if scan.has_math and not names_mathjax:
         problems.append(f"{name}: holds math but loads no MathJax")
+    for match in sorted(set(TOOLING_TEXT.findall("".join(scan.text)))):
+        problems.append(f"{name}: shows tooling text {match!r}")
     return problems, loads_mathjax
 
 

@@ -1,0 +1,89 @@
+"""Every recorded table comes from a script in studies/; one seed of it reproduces.
+
+For each `Study` in `studies/ch*.py`: the chapter's recorded table parses and is
+written back character for character (the script prints exactly what the chapter
+holds), and it is not a placeholder. A last test fails when a chapter records a
+table (`RECORDED_... =`) that no study produces, or when a study's rerun is in none
+of the tests/test_study_reruns_*.py files. Those files rerun each study's test seed
+and compare it with the recorded row, within the study's stated tolerance (`rerun`
+below); the reruns are the slowest tests, so five files share them out between
+`make test`'s two workers, which take whole files.
+"""
+
+import importlib
+import json
+import re
+from pathlib import Path
+
+import pytest
+import torch
+
+from studies.common import CHAPTERS, Study, compute, is_placeholder
+
+ROOT = Path(__file__).resolve().parent.parent
+SCRIPTS = sorted((ROOT / "studies").glob("ch*.py"))
+
+
+def all_studies() -> list[Study]:
+    found = []
+    for script in SCRIPTS:
+        module = importlib.import_module(f"studies.{script.stem}")
+        found.extend(module.STUDIES)
+    return found
+
+
+STUDIES = all_studies()
+IDS = [f"{study.chapter[:2]}-{study.name}" for study in STUDIES]
+
+
+@pytest.mark.parametrize("study", STUDIES, ids=IDS)
+def test_recorded_table_is_what_the_study_prints(study: Study) -> None:
+    rows = study.recorded()
+    assert not is_placeholder(rows), (
+        f"{study.name} in chapter {study.chapter} holds no measurement"
+    )
+    assert study.render(rows) == study.recorded_literal()
+
+
+def rerun(study: Study) -> None:
+    """Rerun the study's test seed here; fail unless it agrees with the recorded row."""
+    if study.needs == "cuda" and not torch.cuda.is_available():
+        pytest.skip("this study runs on a CUDA GPU only")
+    recorded = study.recorded()
+    seed = study.test_seed
+    device = "cuda" if study.needs == "cuda" else "cpu"
+    row = compute(study, [seed], device=device, progress=False)[seed]
+    assert study.agree(recorded[seed], row), (
+        f"seed {seed}: recorded {recorded[seed]!r}, computed {row!r}"
+    )
+
+
+def studies_of(*chapters: str) -> list[Study]:
+    """The studies of the chapters numbered `chapters` ("07", ...), for a rerun file."""
+    return [study for study in STUDIES if study.chapter[:2] in chapters]
+
+
+RERUN_FILES = sorted(Path(__file__).parent.glob("test_study_reruns_*.py"))
+
+
+def test_every_study_is_rerun_by_one_file() -> None:
+    named = [re.search(r"studies_of\(([^)]*)\)", f.read_text()) for f in RERUN_FILES]
+    chapters = [
+        c for match in named if match for c in re.findall(r'"(\d\d)"', match[1])
+    ]
+    assert sorted(chapters) == sorted({study.chapter[:2] for study in STUDIES})
+
+
+def test_every_recorded_table_has_a_study() -> None:
+    produced = {(study.chapter, study.name) for study in STUDIES}
+    recorded = set()
+    for path in sorted(CHAPTERS.glob("*.ipynb")):
+        for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+            if cell["cell_type"] != "code":
+                continue
+            source = "".join(cell["source"])
+            for name in re.findall(r"^(RECORDED_\w+) =", source, re.M):
+                recorded.add((path.stem, name))
+    assert recorded <= produced, (
+        f"tables without a study: {sorted(recorded - produced)}"
+    )
