@@ -1,4 +1,4 @@
-"""Bad input to encoderlib.serving (chapter 18): ONNX export, ONNX Runtime, int8.
+"""Bad input to encoderlib.serving (chapter 19): ONNX export, ONNX Runtime, int8.
 
 `export_onnx`, `OnnxSentenceEncoder` (and its `encode`), `Int8Weight`,
 `quantize_int8` and `quantize_onnx_int8` are fed each class of bad input (wrong
@@ -63,37 +63,37 @@ def files() -> dict:
 
 
 EXPORT = {
-    "ch18 export_onnx(a Linear)": (
+    "ch19 export_onnx(a Linear)": (
         lambda: export_onnx(nn.Linear(3, 3), "x.onnx"),
         TypeError,
         r"expected model as a SentenceEncoder or an Encoder, got Linear",
     ),
-    "ch18 export_onnx(path 3)": (
+    "ch19 export_onnx(path 3)": (
         lambda: export_onnx(minilm(), 3),
         TypeError,
         r"expected path as a str or pathlib.Path, got int 3",
     ),
-    "ch18 export_onnx(path '')": (
+    "ch19 export_onnx(path '')": (
         lambda: export_onnx(minilm(), ""),
         ValueError,
         r"expected path as a file path, got ''",
     ),
-    "ch18 export_onnx(opset '18')": (
+    "ch19 export_onnx(opset '18')": (
         lambda: export_onnx(minilm(), "x.onnx", opset="18"),
         TypeError,
         r"expected opset as an int >= 18, got str '18'",
     ),
-    "ch18 export_onnx(opset 17)": (
+    "ch19 export_onnx(opset 17)": (
         lambda: export_onnx(minilm(), "x.onnx", opset=17),
         ValueError,
         r"expected opset as an int >= 18, got 17",
     ),
-    "ch18 export_onnx(max_len 1)": (
+    "ch19 export_onnx(max_len 1)": (
         lambda: export_onnx(Encoder(EncoderConfig.tiny(max_len=1)), "x.onnx"),
         ValueError,
         r"expected max_len >= 2 .*got 1",
     ),
-    "ch18 export_onnx(an int8 copy)": (
+    "ch19 export_onnx(an int8 copy)": (
         lambda: export_onnx(quantize_int8(Encoder(EncoderConfig.tiny())), "x"),
         ValueError,
         r"expected plain float weights, got a quantized copy",
@@ -101,77 +101,77 @@ EXPORT = {
 }
 
 ONNX_ENCODER = {
-    "ch18 OnnxSentenceEncoder(path None)": (
+    "ch19 OnnxSentenceEncoder(path None)": (
         lambda: OnnxSentenceEncoder(None, files()["tokenizer"]),
         TypeError,
         r"expected path as a str or pathlib.Path, got None",
     ),
-    "ch18 OnnxSentenceEncoder(missing file)": (
+    "ch19 OnnxSentenceEncoder(missing file)": (
         lambda: OnnxSentenceEncoder("no/such.onnx", files()["tokenizer"]),
         FileNotFoundError,
         r"expected an ONNX file at 'no/such.onnx'",
     ),
-    "ch18 OnnxSentenceEncoder(tokenizer a dict)": (
+    "ch19 OnnxSentenceEncoder(tokenizer a dict)": (
         lambda: OnnxSentenceEncoder(files()["sentence"], {"a": 0}),
         TypeError,
         r"expected tokenizer as a WordPieceTokenizer, got dict",
     ),
-    "ch18 OnnxSentenceEncoder(max_length 2.5)": (
+    "ch19 OnnxSentenceEncoder(max_length 2.5)": (
         lambda: OnnxSentenceEncoder(
             files()["sentence"], files()["tokenizer"], max_length=2.5
         ),
         TypeError,
         r"expected max_length as an int >= 2, got float 2.5",
     ),
-    "ch18 OnnxSentenceEncoder(max_length 1)": (
+    "ch19 OnnxSentenceEncoder(max_length 1)": (
         lambda: OnnxSentenceEncoder(
             files()["sentence"], files()["tokenizer"], max_length=1
         ),
         ValueError,
         r"expected max_length as an int >= 2, got 1",
     ),
-    "ch18 OnnxSentenceEncoder(max_length 17 > max_len)": (
+    "ch19 OnnxSentenceEncoder(max_length 17 > max_len)": (
         lambda: OnnxSentenceEncoder(
             files()["sentence"], files()["tokenizer"], max_length=17
         ),
         ValueError,
         r"expected max_length in \[2, 16\], got 17",
     ),
-    "ch18 OnnxSentenceEncoder(threads True)": (
+    "ch19 OnnxSentenceEncoder(threads True)": (
         lambda: OnnxSentenceEncoder(
             files()["sentence"], files()["tokenizer"], threads=True
         ),
         TypeError,
         r"expected threads as an int >= 1, got bool True",
     ),
-    "ch18 OnnxSentenceEncoder(threads 0)": (
+    "ch19 OnnxSentenceEncoder(threads 0)": (
         lambda: OnnxSentenceEncoder(
             files()["sentence"], files()["tokenizer"], threads=0
         ),
         ValueError,
         r"expected threads as an int >= 1, got 0",
     ),
-    "ch18 OnnxSentenceEncoder(a text file)": (
+    "ch19 OnnxSentenceEncoder(a text file)": (
         lambda: OnnxSentenceEncoder(files()["text"], files()["tokenizer"]),
         ValueError,
         r"expected path as an ONNX model file, got '.*not-onnx.onnx' \(DecodeError",
     ),
-    "ch18 OnnxSentenceEncoder(an empty file)": (
+    "ch19 OnnxSentenceEncoder(an empty file)": (
         lambda: OnnxSentenceEncoder(files()["empty"], files()["tokenizer"]),
         ValueError,
         r"expected path as an ONNX model file, got '.*empty.onnx' \(no graph",
     ),
-    "ch18 OnnxSentenceEncoder(path '')": (
+    "ch19 OnnxSentenceEncoder(path '')": (
         lambda: OnnxSentenceEncoder("", files()["tokenizer"]),
         ValueError,
         r"expected path as a file path, got ''",
     ),
-    "ch18 OnnxSentenceEncoder(another vocabulary)": (
+    "ch19 OnnxSentenceEncoder(another vocabulary)": (
         lambda: OnnxSentenceEncoder(files()["sentence"], minilm().tokenizer),
         ValueError,
         r"expected a tokenizer with the model's 8 tokens, got 30522",
     ),
-    "ch18 OnnxSentenceEncoder(an Encoder's graph)": (
+    "ch19 OnnxSentenceEncoder(an Encoder's graph)": (
         lambda: OnnxSentenceEncoder(files()["encoder"], files()["tokenizer"]),
         ValueError,
         r"expected a sentence encoder's graph .*outputs \['last_hidden_state'\]",
@@ -184,37 +184,37 @@ def onnx_tiny() -> OnnxSentenceEncoder:
 
 
 ENCODE = {
-    "ch18 OnnxSentenceEncoder.encode(a str)": (
+    "ch19 OnnxSentenceEncoder.encode(a str)": (
         lambda: onnx_tiny().encode("a cat"),
         TypeError,
         r"expected a list of str, got a single str; wrap it",
     ),
-    "ch18 OnnxSentenceEncoder.encode(a set)": (
+    "ch19 OnnxSentenceEncoder.encode(a set)": (
         lambda: onnx_tiny().encode({"a cat"}),
         TypeError,
         r"expected an ordered list of str, got a set",
     ),
-    "ch18 OnnxSentenceEncoder.encode(an int item)": (
+    "ch19 OnnxSentenceEncoder.encode(an int item)": (
         lambda: onnx_tiny().encode(["a cat", 3]),
         TypeError,
         r"expected a list of str, got int at index 1",
     ),
-    "ch18 OnnxSentenceEncoder.encode(not iterable)": (
+    "ch19 OnnxSentenceEncoder.encode(not iterable)": (
         lambda: onnx_tiny().encode(3),
         TypeError,
         r"expected a list of str, got int",
     ),
-    "ch18 OnnxSentenceEncoder.encode(batch_size 0)": (
+    "ch19 OnnxSentenceEncoder.encode(batch_size 0)": (
         lambda: onnx_tiny().encode(["a cat"], batch_size=0),
         ValueError,
         r"expected batch_size as a positive int, got 0",
     ),
-    "ch18 OnnxSentenceEncoder.encode(batch_size 2.0)": (
+    "ch19 OnnxSentenceEncoder.encode(batch_size 2.0)": (
         lambda: onnx_tiny().encode(["a cat"], batch_size=2.0),
         TypeError,
         r"expected batch_size as a positive int, got float 2.0",
     ),
-    "ch18 OnnxSentenceEncoder.encode(normalize 1)": (
+    "ch19 OnnxSentenceEncoder.encode(normalize 1)": (
         lambda: onnx_tiny().encode(["a cat"], normalize=1),
         TypeError,
         r"expected normalize as a bool, got int 1",
@@ -222,68 +222,68 @@ ENCODE = {
 }
 
 INT8 = {
-    "ch18 Int8Weight(a list)": (
+    "ch19 Int8Weight(a list)": (
         lambda: Int8Weight([[1.0, 2.0]]),
         TypeError,
         r"expected weight as a torch.Tensor, got list",
     ),
-    "ch18 Int8Weight(int64)": (
+    "ch19 Int8Weight(int64)": (
         lambda: Int8Weight(torch.ones(2, 3, dtype=torch.long)),
         TypeError,
         r"expected weight with a floating dtype, got torch.int64",
     ),
-    "ch18 Int8Weight(1-D)": (
+    "ch19 Int8Weight(1-D)": (
         lambda: Int8Weight(torch.ones(3)),
         ValueError,
         r"expected weight of shape \(out, in\) = \(\*, \*\), got \(3,\)",
     ),
-    "ch18 quantize_int8(a function)": (
+    "ch19 quantize_int8(a function)": (
         lambda: quantize_int8(len),
         TypeError,
         r"expected model as an nn.Module, got builtin_function_or_method",
     ),
-    "ch18 quantize_int8(a float64 Encoder)": (
+    "ch19 quantize_int8(a float64 Encoder)": (
         lambda: quantize_int8(Encoder(EncoderConfig.tiny()).double()),
         TypeError,
         r"expected model with float32 linear layers, got layers.0.attn.q_proj of "
         r"dtype torch.float64: quantize model.float\(\)",
     ),
-    "ch18 quantize_int8(a bfloat16 Linear)": (
+    "ch19 quantize_int8(a bfloat16 Linear)": (
         lambda: quantize_int8(nn.Linear(3, 3).bfloat16()),
         TypeError,
         r"float32 linear layers, got model of dtype torch.bfloat16",
     ),
-    "ch18 quantize_int8(no Linear)": (
+    "ch19 quantize_int8(no Linear)": (
         lambda: quantize_int8(nn.Sequential(nn.ReLU())),
         ValueError,
         r"expected a module with nn.Linear layers, got none in Sequential",
     ),
-    "ch18 quantize_onnx_int8(src 3)": (
+    "ch19 quantize_onnx_int8(src 3)": (
         lambda: quantize_onnx_int8(3, "out.onnx"),
         TypeError,
         r"expected src as a str or pathlib.Path, got int 3",
     ),
-    "ch18 quantize_onnx_int8(dst None)": (
+    "ch19 quantize_onnx_int8(dst None)": (
         lambda: quantize_onnx_int8(files()["sentence"], None),
         TypeError,
         r"expected dst as a str or pathlib.Path, got None",
     ),
-    "ch18 quantize_onnx_int8(missing src)": (
+    "ch19 quantize_onnx_int8(missing src)": (
         lambda: quantize_onnx_int8("no/such.onnx", "out.onnx"),
         FileNotFoundError,
         r"expected an ONNX file at 'no/such.onnx'",
     ),
-    "ch18 quantize_onnx_int8(a text file)": (
+    "ch19 quantize_onnx_int8(a text file)": (
         lambda: quantize_onnx_int8(files()["text"], files()["folder"] / "out.onnx"),
         ValueError,
         r"expected src as an ONNX model file, got '.*not-onnx.onnx' \(DecodeError",
     ),
-    "ch18 quantize_onnx_int8(an empty file)": (
+    "ch19 quantize_onnx_int8(an empty file)": (
         lambda: quantize_onnx_int8(files()["empty"], files()["folder"] / "out.onnx"),
         ValueError,
         r"expected src as an ONNX model file, got '.*empty.onnx' \(no graph",
     ),
-    "ch18 quantize_onnx_int8(dst is src)": (
+    "ch19 quantize_onnx_int8(dst is src)": (
         lambda: quantize_onnx_int8(files()["sentence"], files()["sentence"]),
         ValueError,
         r"expected dst to differ from src",

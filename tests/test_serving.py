@@ -1,4 +1,4 @@
-"""Chapter 18's serving module: ONNX export, ONNX Runtime, int8 in both runtimes.
+"""Chapter 19's serving module: ONNX export, ONNX Runtime, int8 in both runtimes.
 
 The exported graph must give encoderlib's own vectors (to 1e-5 in fp32, on padded
 batches that mix lengths), for a `SentenceEncoder` and for a bare `Encoder`; the

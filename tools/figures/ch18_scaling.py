@@ -1,4 +1,4 @@
-"""Chapter 18's figure: data-parallel training, and serving from one file."""
+"""Chapter 18's figure: data-parallel training, and serving (chapter 19)."""
 
 from __future__ import annotations
 
@@ -82,8 +82,8 @@ def draw_ch18_scaling() -> Svg:
 
 FIGURE = Figure(
     file="ch18_scaling.svg",
-    chapter="18_scaling_up.ipynb",
-    after="# 18. Scaling up: training and serving",
+    chapter="18_training_at_scale.ipynb",
+    after="# 18. Training at scale",
     alt=(
         "Two panels. Left, data-parallel training with DDP on 2 ranks: one "
         "global batch of B examples is split into two halves of B/2; rank 0 "
@@ -98,9 +98,9 @@ FIGURE = Figure(
         "PyTorch's: fp32 within 1e-5, int8 measured for speed and STS-B score."
     ),
     caption=(
-        "Data-parallel training averages the gradients of two processes; "
-        "serving exports the encoder once and runs it in ONNX Runtime, in fp32 "
-        "or with int8 weights."
+        "Data-parallel training (this chapter) averages the gradients of two "
+        "processes; serving (the next chapter) exports the encoder once and runs it "
+        "in ONNX Runtime, in fp32 or with int8 weights."
     ),
     draw=draw_ch18_scaling,
 )

@@ -1,0 +1,83 @@
+"""Chapter 18's compile study: the tiny classifier's training step, compiled and timed.
+
+For every run (rows 0, 1, ...): `compiled_step_timings` from the chapter, with an
+empty inductor cache: the seconds of the first call of the compiled step (forward
+and backward of the tiny classifier on 32 random sentences, compiled with
+`torch.compile(model, dynamic=False)`), then the median milliseconds of 30 eager
+and 30 compiled steps. One CPU thread, about a minute or more per run. Run
+`make study CH=18`.
+"""
+
+import os
+import tempfile
+
+from studies.common import Study, chapter_namespace, main
+
+CHAPTER = "18_training_at_scale"
+
+
+def chapter() -> dict:
+    """The chapter's study cells (run once: `chapter_namespace` caches them)."""
+    return chapter_namespace(CHAPTER)
+
+
+def run_seed(seed: int, device: str) -> tuple[float, float, float]:
+    """(first call s, eager ms, compiled ms) of one run, from an empty cache."""
+    names = chapter()
+    import torch
+
+    torch._dynamo.reset()
+    with tempfile.TemporaryDirectory(prefix="inductor-") as cache:
+        previous = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
+        os.environ["TORCHINDUCTOR_CACHE_DIR"] = cache
+        try:
+            return names["compiled_step_timings"](device)
+        finally:
+            if previous is None:
+                os.environ.pop("TORCHINDUCTOR_CACHE_DIR", None)
+            else:
+                os.environ["TORCHINDUCTOR_CACHE_DIR"] = previous
+
+
+def render(rows: dict[int, tuple[float, float, float]]) -> str:
+    """The chapter's table: run, first call (s), eager and compiled step (ms)."""
+    lines = [
+        f"{seed} {first:.1f} {eager:.2f} {compiled:.2f}"
+        for seed, (first, eager, compiled) in sorted(rows.items())
+    ]
+    return '"""\n' + "\n".join(lines) + '\n"""'
+
+
+def parse(text: str) -> dict[int, tuple[float, float, float]]:
+    """The chapter's table back into rows."""
+    rows = {}
+    for line in text.strip().splitlines():
+        seed, first, eager, compiled = line.split()
+        rows[int(seed)] = (float(first), float(eager), float(compiled))
+    return rows
+
+
+def agree(recorded: tuple, computed: tuple) -> bool:
+    """Times are measurements of a machine and its load, never asserted: a rerun
+    agrees when it completes with positive, finite times in every field."""
+    return len(computed) == len(recorded) and all(
+        0 < t < float("inf") for t in computed
+    )
+
+
+STUDIES = [
+    Study(
+        chapter=CHAPTER,
+        name="RECORDED_COMPILE",
+        seeds=range(2),
+        run_seed=run_seed,
+        render=render,
+        parse=parse,
+        agree=agree,
+        test_seed=0,
+        description="compiling the tiny classifier's training step, two runs",
+    )
+]
+
+if __name__ == "__main__":
+    main(STUDIES)
