@@ -1,6 +1,8 @@
 """The benchmarks compare like with like: same weights, same outputs, a full table."""
 
+import contextlib
 import importlib.util
+import io
 import sys
 from pathlib import Path
 
@@ -313,3 +315,78 @@ def test_host_syncs_prints_a_row_per_model_and_batch(capsys, monkeypatch):
         cells = [cell.strip() for cell in row.split("|")[3:-1]]
         if "no padding" in row:  # encoderlib never waits on a batch without padding
             assert cells[0] == "0" and cells[1] == "0", row
+
+
+@pytest.fixture(scope="module")
+def gpu_speed_output():
+    gpu_speed = load_script("gpu_speed")
+    argv = sys.argv
+    sys.argv = ["gpu_speed.py", "--quick"]
+    buffer = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(buffer):
+            gpu_speed.main()
+    finally:
+        sys.argv = argv
+    rows = [
+        line.split("|")
+        for line in buffer.getvalue().splitlines()
+        if line.startswith("| ") and line.count("|") == 14
+    ]
+    return gpu_speed, buffer.getvalue(), rows[1:]  # without the header row
+
+
+def test_gpu_speed_quick_run_prints_a_full_table(gpu_speed_output):
+    gpu_speed, out, rows = gpu_speed_output
+    seen = [(cells[1].strip(), cells[2].strip(), cells[3].strip()) for cells in rows]
+    expected = [
+        (model, row.label, str(row.batch))
+        for model in gpu_speed.MODELS
+        for row in gpu_speed.rows_for(quick=True)
+    ]
+    assert seen == expected
+    assert all(float(cells[8]) > 0 and float(cells[10]) > 0 for cells in rows)
+    assert "device: CPU" in out and "transformers" in out and "TFLOP/s" in out
+    training = [line for line in out.splitlines() if line.count("|") == 5]
+    assert [line.split("|")[1].strip() for line in training[2:]] == list(
+        gpu_speed.MODELS
+    )
+    assert all(float(line.split("|")[4]) > 0 for line in training[2:])
+
+
+def test_gpu_speed_fp32_vectors_equal_hugging_face(gpu_speed_output):
+    _, _, rows = gpu_speed_output
+    fp32 = [cells for cells in rows if cells[4].strip() == "fp32"]
+    assert fp32 and all(float(cells[13]) < 1e-5 for cells in fp32)
+
+
+def test_gpu_speed_batches_are_fixed_sorted_and_in_bounds():
+    gpu_speed = load_script("gpu_speed")
+    row = gpu_speed.Row("long", 4, 10)
+    first = gpu_speed.make_batches(row, torch.device("cpu"))
+    again = gpu_speed.make_batches(row, torch.device("cpu"))
+    assert all(torch.equal(a[0], b[0]) for a, b in zip(first, again, strict=True))
+    lengths = [int(n) for _, mask in first for n in mask.sum(1)]
+    assert lengths == sorted(lengths, reverse=True)
+    assert all(30 <= n <= 128 for n in lengths)
+
+
+def test_gpu_speed_prints_n_a_where_torch_compile_fails(monkeypatch, capsys):
+    gpu_speed = load_script("gpu_speed")
+
+    def fail(*args, **kwargs):
+        raise RuntimeError("no compiler")
+
+    monkeypatch.setattr(torch, "compile", fail)
+    sides = {"theirs": torch.nn.Identity()}
+    assert gpu_speed.compiled(sides, [], on_cuda=False) is None
+    assert gpu_speed.compiled(sides, [], on_cuda=False) is None  # not retried
+    assert capsys.readouterr().out.count("n/a") == 1
+
+
+def test_gpu_speed_full_run_stops_without_cuda(monkeypatch, capsys):
+    gpu_speed = load_script("gpu_speed")
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setattr(sys, "argv", ["gpu_speed.py"])
+    gpu_speed.main()
+    assert "no CUDA device" in capsys.readouterr().out
