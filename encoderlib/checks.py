@@ -18,6 +18,8 @@ __all__ = [
     "check_seed",
     "check_path",
     "check_labels",
+    "TOKENIZER_INTERFACE",
+    "check_tokenizer",
     "check_tensor",
     "check_floating",
     "check_same_dtype",
@@ -198,6 +200,42 @@ def check_labels(name: str, labels: object, count: int | None = None) -> None:
         raise fail_type(name, "a list of labels or None", labels)
     if count is not None and len(labels) != count:
         raise ValueError(f"expected {count} {name}, got {len(labels)}")
+
+
+# What every tokenizer encoderlib accepts must have: chapter 2's WordPieceTokenizer
+# and the tokenizer of a pretrained folder both do.
+TOKENIZER_INTERFACE = (
+    "encode",
+    "encode_pair",
+    "__call__",
+    "pad_token_id",
+    "vocab_size",
+)
+
+
+def check_tokenizer(name: str, value: object) -> object:
+    """Return `value` if it has the tokenizer interface encoderlib relies on.
+
+    The interface is `TOKENIZER_INTERFACE`: `encode(text, max_length=...)` and
+    `encode_pair(a, b, max_length=...)` give ids, calling it on a list of texts
+    gives a padded batch, and `pad_token_id` and `vocab_size` are ints. Checked
+    by shape, not by class, so that any tokenizer with these members works.
+    Raises a `TypeError` naming the members that are missing.
+    """
+    missing = [member for member in TOKENIZER_INTERFACE if not hasattr(value, member)]
+    if not missing and not all(
+        isinstance(getattr(value, member), int)
+        and not isinstance(getattr(value, member), bool)
+        for member in ("pad_token_id", "vocab_size")
+    ):
+        missing = ["int pad_token_id and vocab_size"]
+    if missing or isinstance(value, type):
+        wanted = f"a tokenizer (with {', '.join(TOKENIZER_INTERFACE)})"
+        raise TypeError(
+            f"expected {name} as {wanted}, got {describe(value)}"
+            + (f" lacking {', '.join(missing)}" if missing else "")
+        )
+    return value
 
 
 def check_tensor(name: str, value: object) -> Tensor:

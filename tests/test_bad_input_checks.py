@@ -10,7 +10,7 @@ import math
 import torch
 from bad_input import flag_cases, positive_int_cases, rate_cases, sweep
 
-from encoderlib import checks
+from encoderlib import WordPieceTokenizer, checks
 
 IDS = torch.tensor([[1, 2, 3]])
 
@@ -162,6 +162,17 @@ CASES = {
         lambda: checks.reads_values("cpu"),
         TypeError,
         r"tensor as a torch.Tensor, got str 'cpu'",
+    ),
+    "ch01 check_tokenizer: a str": (
+        lambda: checks.check_tokenizer("tokenizer", "bert-base-uncased"),
+        TypeError,
+        r"tokenizer as a tokenizer \(with encode, encode_pair, __call__, "
+        r"pad_token_id, vocab_size\), got str 'bert-base-uncased' lacking encode_pair",
+    ),
+    "ch01 check_tokenizer: a class, not an instance": (
+        lambda: checks.check_tokenizer("tokenizer", WordPieceTokenizer),
+        TypeError,
+        r"tokenizer as a tokenizer .*got type",
     ),
 }
 

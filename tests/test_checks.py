@@ -89,3 +89,29 @@ def test_an_encoder_reports_bad_ids_and_masks_in_the_checks_words(tiny_encoder):
         encoder(ids)
     with pytest.raises(ValueError, match=r"attention_mask values 0 or 1"):
         encoder(ids.clamp(max=5), torch.tensor([[1, 2, 1]]))
+
+
+def test_check_tokenizer_accepts_any_object_with_the_interface():
+    """Chapter 2's tokenizer passes, and so does any object of the same shape."""
+    from encoderlib import WordPieceTokenizer
+
+    tokenizer = WordPieceTokenizer.from_minilm()
+    assert checks.check_tokenizer("tokenizer", tokenizer) is tokenizer
+
+    class Shaped:
+        pad_token_id, vocab_size = 0, 10
+
+        def encode(self, text, max_length=None):
+            return [1, 2]
+
+        def encode_pair(self, a, b, max_length=None):
+            return [1, 2], [0, 0]
+
+        def __call__(self, texts):
+            return {}
+
+    shaped = Shaped()
+    assert checks.check_tokenizer("tokenizer", shaped) is shaped
+    shaped.pad_token_id = True  # a bool is not an id
+    with pytest.raises(TypeError, match="int pad_token_id and vocab_size"):
+        checks.check_tokenizer("tokenizer", shaped)
