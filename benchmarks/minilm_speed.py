@@ -97,6 +97,32 @@ MODULES = (
 )
 
 
+# The instruction sets that decide which matrix-product kernels run: a ratio measured
+# on an AVX2 machine and one measured with AVX-512 or AMX can differ by a third.
+ISA_FLAGS = ("avx2", "avx512f", "avx512_bf16", "avx512_vnni", "amx_bf16", "amx_int8")
+
+
+def cpu_description() -> str:
+    """The CPU's model name and the instruction sets of ISA_FLAGS it reports.
+
+    Read from /proc/cpuinfo (Linux); elsewhere `platform.processor()`. torch's
+    own choice of kernels (`torch.backends.cpu.get_cpu_capability()`) is added,
+    so that two runs on different machines can be told apart in their output.
+    """
+    model, flags = platform.processor() or platform.machine(), set()
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.is_file():
+        for line in cpuinfo.read_text(encoding="utf-8", errors="replace").splitlines():
+            key, _, value = line.partition(":")
+            if key.strip() == "model name":
+                model = value.strip()
+            elif key.strip() == "flags":
+                flags = set(value.split())
+    isa = [flag for flag in ISA_FLAGS if flag in flags] or ["flags unknown"]
+    capability = torch.backends.cpu.get_cpu_capability()
+    return f"{model} ({', '.join(isa)}; torch kernels: {capability})"
+
+
 def docstring_texts(kind: str, limit: int) -> list[str]:
     """Up to `limit` texts from standard-library docstrings, in a fixed order.
 
@@ -411,7 +437,7 @@ def main() -> None:
     sides = build_sides(ours, args.threads)
     print(
         f"torch {torch.__version__}, onnxruntime {onnxruntime.__version__}, "
-        f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+        f"{cpu_description()}, {os.cpu_count()} cores, "
         f"{args.threads} threads, CPU, batch 32, median of {repeats} alternating runs"
     )
     fp32_rows, int8_rows, flop_rows = [], [], []

@@ -12,6 +12,7 @@ __version__ = "0.1.0"
 
 from . import (
     attention,
+    autoload,
     checkpoints,
     checks,
     config,
@@ -21,6 +22,7 @@ from . import (
     efficient,
     embeddings,
     encoder,
+    evaluation,
     heads,
     layers,
     loading,
@@ -30,6 +32,7 @@ from . import (
     packing,
     pooling,
     pretrained,
+    pretrained_tokenizer,
     progress,
     saving,
     sentence,
@@ -51,11 +54,14 @@ from .attention import (
     fused_attention,
     scaled_dot_product_attention,
 )
+from .autoload import Pretrained, from_pretrained
 from .checkpoints import (
     LoadReport,
     bert_parameter_names,
     load_bert_weights,
     load_modernbert_weights,
+    load_pretrained_weights,
+    read_weights,
 )
 from .config import POSITIONAL_SCHEMES, EncoderConfig
 from .contrastive import (
@@ -70,7 +76,12 @@ from .contrastive import (
     uniformity,
     unsupervised_simcse_loss,
 )
-from .converters import config_from_bert, config_from_modernbert
+from .converters import (
+    MODEL_TYPES,
+    config_from_bert,
+    config_from_modernbert,
+    config_from_pretrained,
+)
 from .data import PaddingCollator, data_loader, restrict_vocabulary, tokenize_dataset
 from .efficient import (
     LinformerSelfAttention,
@@ -92,7 +103,8 @@ from .embeddings import (
     t5_relative_bucket,
 )
 from .encoder import Encoder, EncoderOutput, bert_init
-from .heads import ClassificationHead, EncoderClassifier, MaskedLMHead
+from .evaluation import PREDICT_OUTPUTS, classification_metrics, evaluate, predict
+from .heads import ClassificationHead, EncoderClassifier, MaskedLMHead, register_holder
 from .layers import ACTIVATIONS, EncoderLayer, FeedForward, LayerNorm
 from .loading import (
     TEXT_CLASSIFICATION_DATASETS,
@@ -113,9 +125,15 @@ from .normalization import bert_normalize, bert_pre_tokenize
 from .optim import learning_rate_factor, parameter_groups
 from .packing import run_packed
 from .pooling import POOLINGS, AttentionPool, cls_pool, max_pool, mean_pool
+from .pretrained_tokenizer import PretrainedTokenizer
 from .progress import TrainingHistory, progress_bar
-from .saving import save_pretrained
-from .sentence import SentenceEncoder, check_encode_arguments, load_minilm
+from .saving import SENTENCE_POOLINGS, load_classifier, load_masked_lm, save_pretrained
+from .sentence import (
+    SentenceEncoder,
+    check_encode_arguments,
+    load_minilm,
+    sentence_pipeline,
+)
 from .serving import (
     Int8Weight,
     OnnxSentenceEncoder,
@@ -144,6 +162,7 @@ from .word_order import (
 __all__ = [
     "__version__",
     "attention",
+    "autoload",
     "checkpoints",
     "checks",
     "config",
@@ -153,6 +172,7 @@ __all__ = [
     "efficient",
     "embeddings",
     "encoder",
+    "evaluation",
     "heads",
     "layers",
     "loading",
@@ -162,6 +182,7 @@ __all__ = [
     "packing",
     "pooling",
     "pretrained",
+    "pretrained_tokenizer",
     "progress",
     "saving",
     "sentence",
@@ -180,9 +201,13 @@ __all__ = [
     "fused_attention",
     "check_tokens",
     "MultiHeadAttention",
+    "Pretrained",
+    "from_pretrained",
     "LoadReport",
     "bert_parameter_names",
     "load_bert_weights",
+    "load_pretrained_weights",
+    "read_weights",
     "load_modernbert_weights",
     "POSITIONAL_SCHEMES",
     "EncoderConfig",
@@ -197,6 +222,8 @@ __all__ = [
     "spearman_correlation",
     "sts_spearman",
     "config_from_bert",
+    "MODEL_TYPES",
+    "config_from_pretrained",
     "config_from_modernbert",
     "restrict_vocabulary",
     "tokenize_dataset",
@@ -220,7 +247,12 @@ __all__ = [
     "EncoderOutput",
     "bert_init",
     "Encoder",
+    "PREDICT_OUTPUTS",
+    "predict",
+    "classification_metrics",
+    "evaluate",
     "ClassificationHead",
+    "register_holder",
     "EncoderClassifier",
     "MaskedLMHead",
     "LayerNorm",
@@ -248,11 +280,16 @@ __all__ = [
     "max_pool",
     "AttentionPool",
     "POOLINGS",
+    "PretrainedTokenizer",
     "progress_bar",
     "TrainingHistory",
+    "SENTENCE_POOLINGS",
     "save_pretrained",
+    "load_classifier",
+    "load_masked_lm",
     "SentenceEncoder",
     "check_encode_arguments",
+    "sentence_pipeline",
     "load_minilm",
     "export_onnx",
     "OnnxSentenceEncoder",

@@ -13,16 +13,26 @@ __all__ = [
     "LoadReport",
     "bert_parameter_names",
     "load_bert_weights",
+    "load_pretrained_weights",
+    "read_weights",
     "load_modernbert_weights",
 ]
 
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 import torch
 from torch import Tensor
 
-from encoderlib.checks import check_flag, check_positive_int, fail_type
+from encoderlib.checks import (
+    check_choice,
+    check_flag,
+    check_path,
+    check_positive_int,
+    fail_type,
+)
 from encoderlib.encoder import Encoder
 
 # Hugging Face BERT parameter names → encoderlib.Encoder names. The left sides are
@@ -300,6 +310,191 @@ def load_bert_weights(
         example="Hugging Face BERT names such as "
         "'encoder.layer.0.attention.self.query.weight'",
     )
+
+
+try:  # the "pretrained" extra: the safetensors reader
+    from safetensors.torch import load_file
+except ImportError:
+    load_file = None
+
+# DistilBERT's per-layer names (after "transformer.layer.{i}.") → ours; its
+# embeddings share BERT's names, without token types.
+_DISTILBERT_LAYER_NAMES = {
+    "attention.q_lin": "attn.q_proj",
+    "attention.k_lin": "attn.k_proj",
+    "attention.v_lin": "attn.v_proj",
+    "attention.out_lin": "attn.out_proj",
+    "sa_layer_norm": "norm1",
+    "ffn.lin1": "ffn.fc1",
+    "ffn.lin2": "ffn.fc2",
+    "output_layer_norm": "norm2",
+}
+# Entries of any family's checkpoint that are not the encoder: buffers, the
+# pooler, and the heads of the pre-training and task models.
+_NOT_ENCODER = (
+    *_BERT_NOT_ENCODER,
+    "embeddings.token_type_ids",
+    "lm_head.",
+    "classifier.",
+    "pre_classifier.",
+    "qa_outputs.",
+    "discriminator_predictions.",
+    "generator_",
+    "vocab_transform.",
+    "vocab_projector.",
+    "vocab_layer_norm.",
+)
+_WEIGHT_FILES = (
+    "model.safetensors",
+    "model.safetensors.index.json",
+    "pytorch_model.bin",
+    "pytorch_model.bin.index.json",
+)
+
+
+def _distilbert_names(key: str) -> tuple[str] | None:
+    # The encoderlib name of one DistilBERT key (without "distilbert."), or None.
+    if key in _BERT_EMBEDDING_NAMES:
+        return (_BERT_EMBEDDING_NAMES[key],)
+    parts = key.split(".")
+    if len(parts) >= 5 and parts[:2] == ["transformer", "layer"] and parts[2].isdigit():
+        module, leaf = ".".join(parts[3:-1]), parts[-1]
+        if module in _DISTILBERT_LAYER_NAMES and leaf in ("weight", "bias"):
+            return (f"layers.{parts[2]}.{_DISTILBERT_LAYER_NAMES[module]}.{leaf}",)
+    return None
+
+
+def _electra_names(key: str) -> tuple[str] | None:
+    # ELECTRA: BERT's names, plus embeddings_project (d_embed → d_model).
+    if key in ("embeddings_project.weight", "embeddings_project.bias"):
+        return ("embedding_projection." + key.rsplit(".", 1)[1],)
+    return _bert_names(key)
+
+
+# model_type → (name map, prefix of its task models' checkpoints, the position
+# offset its Encoder must have: None = pad_token_id + 1).
+_FAMILY_WEIGHTS = {
+    "bert": (_bert_names, "bert.", 0),
+    "roberta": (_bert_names, "roberta.", None),
+    "xlm-roberta": (_bert_names, "roberta.", None),
+    "distilbert": (_distilbert_names, "distilbert.", 0),
+    "electra": (_electra_names, "electra.", 0),
+}
+
+
+def load_pretrained_weights(
+    model: Encoder,
+    state_dict: Mapping[str, Tensor],
+    model_type: str,
+    strict: bool = True,
+) -> LoadReport:
+    """Copy a Hugging Face checkpoint of any family encoderlib reads into `model`.
+
+    `model_type` is the config's ("bert", "roberta", "xlm-roberta",
+    "distilbert", "electra" or "modernbert"; the last goes to chapter 17's
+    `load_modernbert_weights`), and `model` an `Encoder` built by
+    `config_from_pretrained` from the same config. `state_dict` maps the
+    family's names to tensors, as `read_weights` or a `transformers` model's
+    `state_dict()` give them; the prefix of its task models (`bert.`,
+    `roberta.`, `distilbert.`, `electra.`) is stripped, and pooler, heads and
+    buffers are ignored (listed in the report). BERT's names serve BERT,
+    RoBERTa, XLM-RoBERTa and ELECTRA (whose `embeddings_project` fills
+    `embedding_projection`); DistilBERT's `transformer.layer.i.attention.q_lin`,
+    `sa_layer_norm`, `ffn.lin1`, ... have their own map. Every name and shape is
+    checked before anything is copied. Returns a `LoadReport`. Raises TypeError
+    for a model that is not an `Encoder`, a model_type that is not a str, or a
+    state dict that is not a mapping of str keys to floating-point tensors;
+    ValueError for an unknown model_type, an `Encoder` of another shape (a
+    RoBERTa whose positions do not start at pad_token_id + 1, a pre-norm one),
+    a shape mismatch, a checkpoint of which no name matches, and, with
+    `strict=True`, missing or unexpected names.
+
+    Example::
+
+        hf_model = transformers.RobertaModel(hf_config).eval()
+        encoder = Encoder(config_from_pretrained(hf_config)).eval()
+        load_pretrained_weights(encoder, hf_model.state_dict(), "roberta")
+    """
+    check_choice("model_type", model_type, (*_FAMILY_WEIGHTS, "modernbert"))
+    if model_type == "modernbert":
+        return load_modernbert_weights(model, state_dict, strict)  # chapter 17
+    _check_load_arguments(model, state_dict, strict)
+    names_of, prefix, offset = _FAMILY_WEIGHTS[model_type]
+    config = model.config
+    if offset is None:  # RoBERTa's positions start after the padding id
+        offset = (config.pad_token_id or 0) + 1
+    wanted = dict(norm_first=False, positional="learned", position_offset=offset)
+    if model_type == "distilbert":
+        wanted["type_vocab_size"] = 0
+    wrong = {k: getattr(config, k) for k in wanted if getattr(config, k) != wanted[k]}
+    if wrong:
+        raise ValueError(
+            f"expected an Encoder of {model_type}'s shape {wanted}, got {wrong}: "
+            "build it with config_from_pretrained"
+        )
+    layer = "transformer.layer" if model_type == "distilbert" else "encoder.layer"
+    query = "attention.q_lin" if model_type == "distilbert" else "attention.self.query"
+    example = f"{layer}.0.{query}.weight"
+    return _load_checkpoint(
+        model,
+        state_dict,
+        strict,
+        names_of,
+        prefix=prefix,
+        not_encoder=_NOT_ENCODER,
+        example=f"Hugging Face {model_type} names such as {example!r}",
+    )
+
+
+def _read_weight_file(path: Path) -> dict[str, Tensor]:
+    # One .safetensors or .bin file as a dict of tensors (the .bin read safely).
+    if not path.is_file():
+        raise FileNotFoundError(f"expected the weights file {str(path)!r}, found none")
+    if path.name.endswith(".safetensors"):
+        if load_file is None:
+            raise ImportError("reading .safetensors needs pip install safetensors")
+        return load_file(path)
+    tensors = torch.load(path, map_location="cpu", weights_only=True)
+    if not isinstance(tensors, dict):
+        got = type(tensors).__name__
+        raise ValueError(f"expected a dict of tensors in {str(path)!r}, got {got}")
+    return tensors
+
+
+def read_weights(folder: str | Path) -> dict[str, Tensor]:
+    """The weights of a Hugging Face model folder, as one dict of CPU tensors.
+
+    Looks in `folder` for, in this order, `model.safetensors`,
+    `model.safetensors.index.json` (shards listed in its `weight_map`),
+    `pytorch_model.bin` and `pytorch_model.bin.index.json`, and reads the first
+    found (`.bin` files with `torch.load(weights_only=True)`, which runs no
+    code). The names are the checkpoint's own, for `load_pretrained_weights`.
+    Raises TypeError for a folder that is not a str or Path, FileNotFoundError
+    naming the files looked for when the folder holds none of them (or a shard
+    an index names is absent), and ValueError for an index without a
+    `weight_map`.
+
+    Example::
+
+        model.save_pretrained(folder)  # a transformers model, any family
+        state_dict = read_weights(folder)
+    """
+    folder = check_path("folder", folder)
+    found = [name for name in _WEIGHT_FILES if (folder / name).is_file()]
+    if not found:
+        raise FileNotFoundError(
+            f"expected one of {', '.join(_WEIGHT_FILES)} in {str(folder)!r}, found none"
+        )
+    path = folder / found[0]
+    if not path.name.endswith(".index.json"):
+        return _read_weight_file(path)
+    weight_map = json.loads(path.read_text(encoding="utf-8")).get("weight_map")
+    if not isinstance(weight_map, dict):
+        raise ValueError(f"expected a weight_map in {str(path)!r}, found none")
+    tensors = {}
+    for shard in sorted(set(weight_map.values())):
+        tensors.update(_read_weight_file(folder / shard))
+    return tensors
 
 
 # ModernBERT's names → ours. Per layer, after "layers.{i}."; the entries with a

@@ -62,7 +62,12 @@ class EncoderConfig:
     `bias=False` drops every bias (linear maps and LayerNorms);
     `skip_first_norm=True` gives layer 0 no attention pre-norm, since the embeddings
     end with a LayerNorm. `pad_token_id` is the id whose embedding stays zero and
-    untrained (BERT's 0; None: no such id). The presets `bert_base()`,
+    untrained (BERT's 0; None: no such id). Two fields serve other checkpoint
+    families (chapter 13): `position_offset` is the first position id of learned
+    or sinusoidal positions (RoBERTa's padding_idx + 1 = 2; 0 for BERT), so a
+    sequence holds at most `max_len - position_offset` tokens, and `d_embed`
+    (None: d_model) is the width of the embeddings, mapped to d_model by a
+    linear layer (ELECTRA's `embedding_size`). The presets `bert_base()`,
     `minilm_l6()`, `tiny()` and `modernbert_base()` take keyword overrides, and
     `replace(**changes)` returns a changed copy; every one is validated.
 
@@ -73,7 +78,9 @@ class EncoderConfig:
     positions (an odd d_head with RoPE), an unknown activation or position
     scheme, a RoPE base <= 1, a window < 0, global_every < 1, T5 buckets that
     are odd or fewer than 4 or a max distance within the exact range, or
-    skip_first_norm on a post-norm model.
+    skip_first_norm on a post-norm model, a position_offset below 0, not below
+    max_len or with positions that are not added to the embeddings, or a d_embed
+    below 1 or with positions that act inside attention.
 
     Example::
 
@@ -102,6 +109,8 @@ class EncoderConfig:
     bias: bool = True
     skip_first_norm: bool = False
     pad_token_id: int | None = 0
+    position_offset: int = 0
+    d_embed: int | None = None
 
     def __post_init__(self) -> None:
         sizes = ("vocab_size", "d_model", "n_heads", "d_ff", "max_len")
@@ -120,11 +129,37 @@ class EncoderConfig:
         check_flag("norm_first", self.norm_first)
         check_choice("positional", self.positional, tuple(POSITIONAL_SCHEMES))
         self._check_relative_positions()
+        self._check_embedding_fields()
         if self.positional in _EVEN_WIDTH:
             width, reason = _EVEN_WIDTH[self.positional]
+            if width == "d_model" and self.d_embed is not None:
+                width = "d_embed"  # the positions are added at the embeddings' width
             if getattr(self, width) % 2:
                 raise ValueError(
                     f"{reason}: expected an even {width}, got {getattr(self, width)}"
+                )
+
+    def _check_embedding_fields(self) -> None:
+        # position_offset and d_embed (other checkpoint families, chapter 13).
+        where = POSITIONAL_SCHEMES[self.positional]
+        check_int("position_offset", self.position_offset, 0)
+        if self.position_offset and where != "embeddings":
+            raise ValueError(
+                "expected position_offset 0 with positions that are not added to "
+                f"the embeddings, got {self.position_offset} with "
+                f"positional={self.positional!r}"
+            )
+        if self.position_offset >= self.max_len:
+            raise ValueError(
+                f"expected position_offset < max_len={self.max_len}, "
+                f"got {self.position_offset}"
+            )
+        if self.d_embed is not None:
+            check_positive_int("d_embed", self.d_embed)
+            if where not in ("embeddings", "nowhere"):
+                raise ValueError(
+                    "expected d_embed None with positions inside attention, got "
+                    f"d_embed={self.d_embed} with positional={self.positional!r}"
                 )
 
     def _check_relative_positions(self) -> None:

@@ -9,7 +9,12 @@
   (chapters/17_relative_positions_and_the_modern_encoder.ipynb)
 """
 
-__all__ = ["config_from_bert", "config_from_modernbert"]
+__all__ = [
+    "config_from_bert",
+    "MODEL_TYPES",
+    "config_from_pretrained",
+    "config_from_modernbert",
+]
 
 import json
 import re
@@ -46,6 +51,9 @@ _BERT_KEYS = {
     "dropout": "hidden_dropout_prob",
     "type_vocab_size": "type_vocab_size",
     "eps": "layer_norm_eps",
+    "pad_token_id": "pad_token_id",
+    "position_offset": "pad_token_id + 1",
+    "d_embed": "embedding_size",
 }
 
 
@@ -75,7 +83,8 @@ def config_from_bert(hf_config: Mapping | str | Path) -> EncoderConfig:
     naming what was found for broken JSON, a missing size, a size or rate out of
     range (named by its config.json key), or another kind of model: RoBERTa, for
     one, uses BERT's parameter names but counts positions from 2, so its weights
-    would load and silently compute something else.
+    would load and silently compute something else (`config_from_pretrained`
+    reads RoBERTa and the other families).
 
     Example::
 
@@ -90,49 +99,218 @@ def config_from_bert(hf_config: Mapping | str | Path) -> EncoderConfig:
     model_type = hf_config.get("model_type", "bert")
     if model_type != "bert":
         raise ValueError(
-            f"expected a BERT config (model_type 'bert'), got {model_type!r}"
+            f"expected a BERT config (model_type 'bert'), got {model_type!r}: "
+            "config_from_pretrained reads the other families"
         )
-    absent = [key for key in _BERT_SIZES if key not in hf_config]
+    return _bert_family_config(hf_config, "BERT")
+
+
+def _bert_family_config(hf: Mapping, family: str, **fields: object) -> EncoderConfig:
+    # BERT's config.json keys, which RoBERTa, XLM-RoBERTa and ELECTRA share;
+    # `fields` are the family's own EncoderConfig fields (offset, d_embed, ...).
+    absent = [key for key in _BERT_SIZES if key not in hf]
     if absent:
         raise ValueError(
-            f"expected a BERT config with {', '.join(_BERT_SIZES)}; "
-            f"missing {', '.join(absent)} (got keys {sorted(hf_config)[:8]}…)"
+            f"expected a {family} config with {', '.join(_BERT_SIZES)}; "
+            f"missing {', '.join(absent)} (got keys {sorted(hf)[:8]}…)"
         )
     for flag in ("is_decoder", "add_cross_attention"):
-        if hf_config.get(flag, False):
+        if hf.get(flag, False):
             raise ValueError(
                 f"expected an encoder config ({flag} false or absent), got "
-                f"{flag}={hf_config[flag]!r}: a BERT decoder attends causally, "
+                f"{flag}={hf[flag]!r}: a {family} decoder attends causally, "
                 "and an Encoder does not"
             )
-    kind = hf_config.get("position_embedding_type", "absolute")
+    kind = hf.get("position_embedding_type", "absolute")
     if kind != "absolute":
         raise ValueError(f"expected absolute position embeddings, got {kind!r}")
-    act = hf_config.get("hidden_act", "gelu")
+    act = hf.get("hidden_act", "gelu")
     if not isinstance(act, str) or act not in _HF_ACTIVATIONS:
         raise ValueError(
             f"expected hidden_act in {sorted(_HF_ACTIVATIONS)}, got {act!r}"
         )
+    sizes = dict(
+        vocab_size=hf["vocab_size"],
+        d_model=hf["hidden_size"],
+        n_heads=hf["num_attention_heads"],
+        n_layers=hf["num_hidden_layers"],
+        d_ff=hf["intermediate_size"],
+        max_len=hf.get("max_position_embeddings", 512),
+        dropout=hf.get("hidden_dropout_prob", 0.1),
+        activation=_HF_ACTIVATIONS[act],
+        type_vocab_size=hf.get("type_vocab_size", 2),
+        eps=hf.get("layer_norm_eps", 1e-12),
+    )
+    return _build_config({**sizes, **fields}, _BERT_KEYS, family)
+
+
+def _build_config(fields: dict, keys: dict, family: str) -> EncoderConfig:
+    # A post-norm EncoderConfig; a refusal speaks the family's config.json keys.
     try:
-        return EncoderConfig(
-            vocab_size=hf_config["vocab_size"],
-            d_model=hf_config["hidden_size"],
-            n_heads=hf_config["num_attention_heads"],
-            n_layers=hf_config["num_hidden_layers"],
-            d_ff=hf_config["intermediate_size"],
-            max_len=hf_config.get("max_position_embeddings", 512),
-            dropout=hf_config.get("hidden_dropout_prob", 0.1),
-            activation=_HF_ACTIVATIONS[act],
-            norm_first=False,
-            positional="learned",
-            type_vocab_size=hf_config.get("type_vocab_size", 2),
-            eps=hf_config.get("layer_norm_eps", 1e-12),
-        )
-    except (TypeError, ValueError) as error:  # EncoderConfig's words → BERT's keys
+        return EncoderConfig(**fields, norm_first=False, positional="learned")
+    except (TypeError, ValueError) as error:  # EncoderConfig's words → theirs
         message = str(error)
-        for ours, theirs in _BERT_KEYS.items():
+        for ours, theirs in keys.items():
             message = re.sub(rf"\b{ours}\b", theirs, message)
-        raise type(error)(f"{message} (in the BERT config)") from None
+        raise type(error)(f"{message} (in the {family} config)") from None
+
+
+# Model types of decoders and encoder–decoders: their layers attend causally or
+# to an encoder's output, which an Encoder never does; named in the refusal.
+_DECODER_TYPES = (
+    "gpt2",
+    "gpt_neo",
+    "gpt_neox",
+    "gptj",
+    "llama",
+    "mistral",
+    "mixtral",
+    "qwen2",
+    "gemma",
+    "phi",
+    "opt",
+    "bloom",
+    "falcon",
+    "t5",
+    "mt5",
+    "bart",
+    "mbart",
+    "bert-generation",
+    "modernbert-decoder",
+)
+# DistilBERT's config.json keys, by EncoderConfig field (for refusals).
+_DISTILBERT_KEYS = {
+    "d_model": "dim",
+    "n_heads": "n_heads",
+    "n_layers": "n_layers",
+    "d_ff": "hidden_dim",
+    "max_len": "max_position_embeddings",
+    "pad_token_id": "pad_token_id",
+}
+
+
+def _config_dict(hf_config: object) -> dict:
+    # A dict, a config.json path or its folder, or a transformers config object.
+    if isinstance(hf_config, (str, Path)):
+        return _read_config_file(Path(hf_config))
+    if isinstance(hf_config, Mapping):
+        return dict(hf_config)
+    to_dict = getattr(hf_config, "to_dict", None)
+    if callable(to_dict) and isinstance(getattr(hf_config, "model_type", None), str):
+        return to_dict()
+    wanted = "a config dict, a path to config.json or a transformers config"
+    raise fail_type("hf_config", wanted, hf_config)
+
+
+def _read_roberta(hf: dict, family: str = "RoBERTa") -> EncoderConfig:
+    # RoBERTa and XLM-R: BERT's keys, positions from padding_idx + 1, one segment.
+    pad = check_int("pad_token_id", hf.get("pad_token_id", 1), 0)
+    segments = hf.get("type_vocab_size", 1)
+    return _bert_family_config(
+        hf, family, position_offset=pad + 1, pad_token_id=pad, type_vocab_size=segments
+    )
+
+
+def _read_electra(hf: dict) -> EncoderConfig:
+    # ELECTRA: BERT's keys; embeddings embedding_size wide, projected when narrower.
+    width = hf.get("embedding_size", hf.get("hidden_size"))
+    d_embed = None if width == hf.get("hidden_size") else width
+    return _bert_family_config(hf, "ELECTRA", d_embed=d_embed)
+
+
+def _read_distilbert(hf: dict) -> EncoderConfig:
+    # DistilBERT: its own keys, no segments, eps 1e-12 everywhere; sinusoidal
+    # positions (sinusoidal_pos_embds) are a stored table, loaded as learned ones.
+    sizes = ("vocab_size", "dim", "n_heads", "n_layers", "hidden_dim")
+    absent = [key for key in sizes if key not in hf]
+    if absent:
+        raise ValueError(
+            f"expected a DistilBERT config with {', '.join(sizes)}; "
+            f"missing {', '.join(absent)}"
+        )
+    act = hf.get("activation", "gelu")
+    if not isinstance(act, str) or act not in _HF_ACTIVATIONS:
+        wanted = sorted(_HF_ACTIVATIONS)
+        raise ValueError(f"expected activation in {wanted}, got {act!r}")
+    fields = dict(
+        vocab_size=hf["vocab_size"],
+        d_model=hf["dim"],
+        n_heads=hf["n_heads"],
+        n_layers=hf["n_layers"],
+        d_ff=hf["hidden_dim"],
+        max_len=hf.get("max_position_embeddings", 512),
+        dropout=hf.get("dropout", 0.1),
+        activation=_HF_ACTIVATIONS[act],
+        type_vocab_size=0,
+        eps=1e-12,
+        pad_token_id=hf.get("pad_token_id", 0),
+    )
+    return _build_config(fields, _DISTILBERT_KEYS, "DistilBERT")
+
+
+def _read_modernbert(hf: dict) -> EncoderConfig:
+    # Chapter 17's reader, further down this module.
+    return config_from_modernbert(hf)
+
+
+# The one table of families: config.json's model_type → its reader.
+MODEL_TYPES = {
+    "bert": lambda hf: _bert_family_config(hf, "BERT"),
+    "roberta": _read_roberta,
+    "xlm-roberta": lambda hf: _read_roberta(hf, "XLM-RoBERTa"),
+    "distilbert": _read_distilbert,
+    "electra": _read_electra,
+    "modernbert": _read_modernbert,
+}
+
+
+def config_from_pretrained(hf_config: object) -> EncoderConfig:
+    """The `EncoderConfig` of a Hugging Face encoder of any family encoderlib reads.
+
+    `hf_config` is a config dict, the path of a `config.json` or of its folder, or
+    a `transformers` config object (read with `to_dict()`). Its `model_type`
+    picks the reader from `MODEL_TYPES`: "bert"; "roberta" and "xlm-roberta"
+    (positions counted from `pad_token_id + 1`, `position_offset`); "distilbert"
+    (its own key names, no segments); "electra" (the discriminator or generator
+    encoder; `embedding_size` becomes `d_embed` when it differs from
+    `hidden_size`); "modernbert" (chapter 17's `config_from_modernbert`). Raises
+    TypeError for any other kind of argument, FileNotFoundError for a path
+    without a config.json, and ValueError naming what it found for a config
+    without a model_type, a decoder or encoder–decoder (`is_decoder`,
+    `add_cross_attention`, `is_encoder_decoder`, or a type such as "gpt2",
+    "llama", "t5"), an unknown model_type (the supported ones listed), relative
+    position embeddings, and whatever the family's reader refuses.
+
+    Example::
+
+        roberta = {"model_type": "roberta", "vocab_size": 99, "hidden_size": 32,
+                   "num_attention_heads": 4, "num_hidden_layers": 2,
+                   "intermediate_size": 64, "max_position_embeddings": 66}
+        config_from_pretrained(roberta).position_offset  # 2: pad_token_id 1, + 1
+    """
+    hf = _config_dict(hf_config)
+    model_type = hf.get("model_type")
+    supported = ", ".join(map(repr, MODEL_TYPES))
+    if not isinstance(model_type, str):
+        raise ValueError(
+            f"expected a config with a model_type ({supported}), got "
+            f"{model_type!r} (config_from_bert reads a BERT config without one)"
+        )
+    flags = ("is_decoder", "add_cross_attention", "is_encoder_decoder")
+    decoding = [f"{flag}={hf[flag]!r}" for flag in flags if hf.get(flag, False)]
+    if model_type in _DECODER_TYPES or decoding:
+        found = f" with {', '.join(decoding)}" if decoding else ""
+        raise ValueError(
+            f"expected an encoder-only config ({supported}), got model_type "
+            f"{model_type!r}{found}: a decoder attends causally or to an encoder's "
+            "output, and an Encoder attends both ways"
+        )
+    if model_type not in MODEL_TYPES:
+        raise ValueError(
+            f"expected model_type as one of {supported}, the families encoderlib "
+            f"reads, got {model_type!r}"
+        )
+    return MODEL_TYPES[model_type](hf)
 
 
 _MODERNBERT_SIZES = (

@@ -41,6 +41,7 @@ from encoderlib.checks import (
     check_int,
     check_positive_int,
     check_seed,
+    check_tokenizer,
     fail_type,
 )
 from encoderlib.loading import (
@@ -129,16 +130,17 @@ def tokenize_dataset(
 ) -> "datasets.Dataset":
     """Tokenize a Hugging Face `Dataset` with `Dataset.map(batched=True)`.
 
-    Adds `input_ids` (and `token_type_ids` when `pair_column` names a second
-    text, as for sentence pairs) made by `tokenizer` (a chapter-2 tokenizer),
-    cut to `max_length` ids with [CLS] and [SEP] kept: row i holds a list of
-    n_i ids, n_i <= max_length. No padding happens here: `PaddingCollator`
-    pads each batch to its own longest example. Columns other than
-    `keep_columns` are dropped. Returns the new `Dataset` (an empty one stays
-    empty). Raises `TypeError` when `dataset` is not a `datasets.Dataset`,
-    `tokenizer` has no `encode`, a column name is not a str, `keep_columns` is
-    a single str, `max_length` is not an int, or a text is not a str;
-    `ValueError` for a column the data set lacks or `max_length` < 2.
+    Adds `input_ids` (and `token_type_ids` when `pair_column` names a second text, as
+    for sentence pairs) made by `tokenizer` (any tokenizer with encoderlib's interface,
+    `encoderlib.checks.check_tokenizer`: a `WordPieceTokenizer`, a
+    `PretrainedTokenizer`, ...), cut to `max_length` ids with [CLS] and [SEP] kept: row
+    i holds a list of n_i ids, n_i <= max_length. No padding happens here:
+    `PaddingCollator` pads each batch to its own longest example. Columns other than
+    `keep_columns` are dropped. Returns the new `Dataset` (an empty one stays empty).
+    Raises `TypeError` when `dataset` is not a `datasets.Dataset`, `tokenizer` lacks
+    that interface, a column name is not a str, `keep_columns` is a single str,
+    `max_length` is not an int, or a text is not a str; `ValueError` for a column the
+    data set lacks or `max_length` < 2.
 
     Example::
 
@@ -152,12 +154,7 @@ def tokenize_dataset(
             f"expected a datasets.Dataset, got {type(dataset).__name__}; a "
             "DatasetDict holds several: pass one split, e.g. task['train']"
         )
-    needs = "encode" if pair_column is None else "encode_pair"
-    if not callable(getattr(tokenizer, needs, None)):
-        raise TypeError(
-            f"expected a chapter-2 tokenizer (with .{needs}), got "
-            f"{type(tokenizer).__name__}"
-        )
+    check_tokenizer("tokenizer", tokenizer)
     for name, column in (("text_column", text_column), ("pair_column", pair_column)):
         if column is not None and not isinstance(column, str):
             raise TypeError(f"expected {name} as a str, got {column!r}")

@@ -126,8 +126,11 @@ class Encoder(nn.Module):
     for pre-norm models (None for post-norm, whose layers end with a norm).
     `position_bias` is the attention bias of the "t5" or "alibi" scheme, shared
     by every layer (None otherwise); with "rope" every layer's attention has a
-    `RotaryEmbedding` as its `qk_transform`. Weights start as BERT's: normal(0,
-    0.02), biases 0.
+    `RotaryEmbedding` as its `qk_transform`. `embedding_projection` is an
+    `nn.Linear(d_embed, d_model)` after the embeddings when the config sets
+    `d_embed` (ELECTRA's `embeddings_project`; None otherwise), and position ids
+    run from `position_offset` (RoBERTa's 2) to `position_offset + n - 1`.
+    Weights start as BERT's: normal(0, 0.02), biases 0.
 
     `forward(input_ids, attention_mask=None, token_type_ids=None,
     output_attentions=False, output_hidden_states=False)` takes token ids (b, n)
@@ -146,8 +149,8 @@ class Encoder(nn.Module):
     Raises TypeError for a config that is not an `EncoderConfig`, ids or segment
     ids that are not integer tensors, a mask that is not bool or integer, or a
     flag that is not a bool; ValueError for ids out of range or not (b, n), more
-    than `max_len` tokens, or a mask of another shape or with values other than
-    0 and 1.
+    than `max_len - position_offset` tokens, or a mask of another shape or with
+    values other than 0 and 1.
 
     Example::
 
@@ -167,9 +170,10 @@ class Encoder(nn.Module):
         self.config = config
         scheme = config.positional
         positions = _POSITION_TABLES.get(scheme, _nothing)(config)
+        width = config.d_model if config.d_embed is None else config.d_embed
         self.embeddings = EncoderEmbeddings(
             config.vocab_size,
-            config.d_model,
+            width,
             max_len=config.max_len,
             type_vocab_size=config.type_vocab_size,
             dropout=config.dropout,
@@ -178,6 +182,9 @@ class Encoder(nn.Module):
             position_embeddings=positions,
             absolute_positions=POSITIONAL_SCHEMES[scheme] == "embeddings",
             norm_bias=config.bias,
+        )
+        self.embedding_projection = (
+            None if config.d_embed is None else nn.Linear(width, config.d_model)
         )
         self.position_bias = _POSITION_BIASES.get(scheme, _nothing)(config)
         self.layers = nn.ModuleList(
@@ -229,7 +236,9 @@ class Encoder(nn.Module):
         """
         check_flag("output_attentions", output_attentions)
         check_flag("output_hidden_states", output_hidden_states)
-        x = self.embeddings(input_ids, token_type_ids)  # checks the ids
+        x = self.embeddings(input_ids, token_type_ids, self._position_ids(input_ids))
+        if self.embedding_projection is not None:  # ELECTRA: d_embed → d_model
+            x = self.embedding_projection(x)
         mask = as_bool_mask("attention_mask", attention_mask, tuple(input_ids.shape))
         mask = None if mask is None else mask.to(x.device)
         biases = self._score_biases(x)  # one per layer: relative positions, window
@@ -270,6 +279,21 @@ class Encoder(nn.Module):
             attentions=tuple(attentions) if output_attentions else None,
         )
 
+    def _position_ids(self, input_ids: Tensor) -> Tensor | None:
+        # (1, n) ids from position_offset, or None (the embeddings count from 0);
+        # a sequence too long for the offset is refused here, with the offset named.
+        offset = self.config.position_offset
+        if not offset or not isinstance(input_ids, Tensor) or input_ids.dim() != 2:
+            return None  # the embeddings check the ids themselves
+        n, max_len = input_ids.shape[1], self.config.max_len
+        if offset + n > max_len:
+            raise ValueError(
+                f"expected at most max_len - position_offset = {max_len} - {offset} "
+                f"= {max_len - offset} tokens, got n={n}"
+            )
+        positions = torch.arange(offset, offset + n, device=input_ids.device)
+        return rearrange(positions, "n -> 1 n")
+
     def _score_biases(self, x: Tensor) -> list[Tensor | None]:
         # Each layer's additive attention bias (h or 1, n, n) or None: the shared
         # T5 or ALiBi bias, plus -inf outside the window in local layers.
@@ -296,6 +320,8 @@ class Encoder(nn.Module):
         text = f"{c.n_layers} layers, d_model={c.d_model}, n_heads={c.n_heads}, {norm}"
         if POSITIONAL_SCHEMES[c.positional] != "embeddings":  # chapter 17's say so
             text += f", positional={c.positional!r}"
+        if c.d_embed is not None:
+            text += f", d_embed={c.d_embed}"
         if c.window is not None:
             text += f", window={c.window}, global_every={c.global_every}"
         return text
@@ -319,7 +345,9 @@ def _rotary(config: EncoderConfig, i: int) -> RotaryEmbedding:
 # layers, a transform of each layer's queries and keys. A scheme absent from a
 # table adds nothing there.
 _POSITION_TABLES = {
-    "sinusoidal": lambda c: SinusoidalPositionalEncoding(c.d_model, c.max_len),
+    "sinusoidal": lambda c: SinusoidalPositionalEncoding(
+        c.d_model if c.d_embed is None else c.d_embed, c.max_len
+    ),
 }
 _POSITION_BIASES = {
     "t5": lambda c: T5RelativePositionBias(c.n_heads, c.t5_buckets, c.t5_max_distance),

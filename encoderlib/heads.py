@@ -6,9 +6,12 @@
 - 9. Pooling and heads (chapters/09_pooling_and_heads.ipynb)
 """
 
-__all__ = ["ClassificationHead", "EncoderClassifier", "MaskedLMHead"]
+__all__ = ["ClassificationHead", "register_holder", "EncoderClassifier", "MaskedLMHead"]
 
 import functools
+import warnings
+import weakref
+from copy import deepcopy
 
 import torch
 import torch.nn.functional as F
@@ -93,6 +96,51 @@ class ClassificationHead(nn.Module):
         return f"d_model={self.d_model}, n_classes={self.n_classes}"
 
 
+# Which modules use each Encoder (weak references: a holder that is gone no
+# longer counts), and the encoders already warned about.
+_HOLDERS: "weakref.WeakKeyDictionary[Encoder, weakref.WeakSet]" = (
+    weakref.WeakKeyDictionary()
+)
+_WARNED: "weakref.WeakSet[Encoder]" = weakref.WeakSet()
+
+
+def register_holder(encoder: Encoder, holder: nn.Module) -> None:
+    """Record that `holder` uses `encoder`, so that a classifier wrapping it warns.
+
+    An `EncoderClassifier` built with `copy=None` around an encoder that another
+    live module has registered warns once per encoder that training will change
+    the encoder for that module too. `EncoderClassifier` and
+    `MaskedLanguageModel` register themselves; call this from any model of your
+    own that wraps an `Encoder` and should not change behind its back. Holders
+    are weak references: one that is garbage no longer counts. Raises a
+    `TypeError` when `encoder` is not an `Encoder` or `holder` not an `nn.Module`.
+
+    Example::
+
+        >>> encoder = Encoder(EncoderConfig.tiny())
+        >>> register_holder(encoder, nn.Sequential(encoder))
+    """
+    if not isinstance(encoder, Encoder):
+        raise fail_type("encoder", "an encoderlib Encoder", encoder)
+    if not isinstance(holder, nn.Module):
+        raise fail_type("holder", "an nn.Module", holder)
+    _HOLDERS.setdefault(encoder, weakref.WeakSet()).add(holder)
+
+
+def _warn_if_shared(encoder: Encoder) -> None:
+    # Once per encoder: it is already used elsewhere, and training will move it.
+    others = sorted({type(holder).__name__ for holder in _HOLDERS.get(encoder, ())})
+    if others and encoder not in _WARNED:
+        _WARNED.add(encoder)
+        warnings.warn(
+            f"this Encoder is also held by another model ({', '.join(others)}): "
+            "training the EncoderClassifier changes it there too. Pass copy=True "
+            "to train a copy, or copy=False to share it without this warning",
+            UserWarning,
+            stacklevel=4,  # the caller's line: past __init__ and the wrapper
+        )
+
+
 def _pooling_required(init):
     # Python's own error for a missing argument does not list the choices.
     @functools.wraps(init)
@@ -113,15 +161,18 @@ class EncoderClassifier(nn.Module):
     """An `Encoder`, a pooling and a `ClassificationHead`: token ids → class scores.
 
     `EncoderClassifier(encoder, n_classes, pooling, dropout=0.1,
-    hidden_layer=True)`. `pooling` has no default: a name in
+    hidden_layer=True, copy=None)`. `pooling` has no default: a name in
     `encoderlib.pooling.POOLINGS`, "cls", "mean", "max" (functions) or "attention"
     (a learned `AttentionPool`, the `attention_pool` attribute). Choose the pooling
     the encoder was trained with: mean for all-MiniLM-L6-v2, `[CLS]` for a BERT
-    fine-tuned through its `[CLS]` vector. The classifier holds the very `encoder`
-    it is given, not a copy: training the classifier changes that encoder everywhere
-    it is used (wrap a `SentenceEncoder`'s `.model` and fine-tune, and that
-    `SentenceEncoder`'s `encode()` vectors move too); pass `copy.deepcopy(encoder)`
-    to keep the original. The pooling and head are created on the encoder's device,
+    fine-tuned through its `[CLS]` vector. With `copy=True` the classifier
+    trains a deep copy and the given encoder never changes. With `copy=False` it
+    holds the very `encoder` it is given: training the classifier changes that
+    encoder everywhere it is used (a `SentenceEncoder`'s `encode()` vectors move
+    too). With `copy=None`, the default, it shares as with False, and warns once
+    per encoder (a `UserWarning`) when another live module already uses the
+    encoder (another classifier, a `MaskedLanguageModel`, any module given to
+    `register_holder`). The pooling and head are created on the encoder's device,
     in its dtype.
 
     `forward(input_ids, attention_mask=None, token_type_ids=None)` takes (b, n)
@@ -130,9 +181,10 @@ class EncoderClassifier(nn.Module):
     (b, n_classes); `embed` returns the pooled vectors (b, d) instead.
     `dropout` and `hidden_layer` are passed to the `ClassificationHead`.
 
-    Raises TypeError when `encoder` is not an `Encoder` or `pooling` is missing
-    or not a str, ValueError for an unknown pooling name; the head and the
-    encoder raise for bad sizes and inputs (see `ClassificationHead`, `Encoder`).
+    Raises TypeError when `encoder` is not an `Encoder`, `pooling` is missing or not a
+    str, or `copy` is not a bool or None, ValueError for an unknown pooling name; the
+    head and the encoder raise for bad sizes and inputs (see `ClassificationHead`,
+    `Encoder`).
 
     Example::
 
@@ -149,19 +201,24 @@ class EncoderClassifier(nn.Module):
         pooling: str,
         dropout: float = 0.1,
         hidden_layer: bool = True,
+        copy: bool | None = None,
     ) -> None:
-        """Wrap `encoder` (held, not copied) with the named `pooling` and a head.
+        """Wrap `encoder` (or, with `copy=True`, a copy) with `pooling` and a head.
 
         `pooling` is required: "cls", "mean", "max" or "attention". `n_classes`,
         `dropout` and `hidden_layer` go to the `ClassificationHead`. See the class
-        docstring for `forward`, `embed` and what raises.
+        docstring for `copy`, `forward`, `embed` and what raises.
         """
         super().__init__()
         if not isinstance(encoder, Encoder):
             raise fail_type("encoder", "an encoderlib Encoder", encoder)
         check_choice("pooling", pooling, tuple(POOLINGS))
+        if copy is not None:
+            check_flag("copy", copy)
+        if copy:
+            encoder = deepcopy(encoder)  # a copy: the original never changes
         d_model = encoder.config.d_model
-        self.encoder = encoder  # the very module given, not a copy
+        self.encoder = encoder  # shared, unless copy=True made it a copy
         self.pooling = pooling
         pool = POOLINGS[pooling]  # a function, or a module class to build
         self.attention_pool = pool(d_model) if isinstance(pool, type) else None
@@ -170,6 +227,9 @@ class EncoderClassifier(nn.Module):
         for module in (self.attention_pool, self.head):
             if module is not None:
                 module.to(device=weight.device, dtype=weight.dtype)
+        if copy is None:  # checked and built: now say if it is shared
+            _warn_if_shared(encoder)
+        register_holder(encoder, self)
 
     def embed(
         self,

@@ -31,12 +31,13 @@ from encoderlib.checks import (
     check_positive_int,
     check_seed,
     check_tensor,
+    check_tokenizer,
     check_values,
     fail_type,
 )
 from encoderlib.data import PaddingCollator
 from encoderlib.encoder import Encoder
-from encoderlib.heads import MaskedLMHead
+from encoderlib.heads import MaskedLMHead, register_holder
 
 IGNORE_INDEX = -100  # the label of a position that is not predicted (as PyTorch's)
 
@@ -161,20 +162,22 @@ def mask_tokens(
 class MLMCollator:
     """Pad a list of tokenized texts and mask them for masked-language modelling.
 
-    Wraps `PaddingCollator` (dynamic padding, `attention_mask`, `token_type_ids`
-    when the examples have them) and `mask_tokens`. Every call draws a fresh
-    masking from the collator's own CPU generator, seeded with `seed`: the same
-    text is masked differently each epoch (RoBERTa's dynamic masking, Liu et al.,
-    2019, arXiv:1907.11692), and a run repeats exactly. The batch holds
-    `input_ids` (masked), `attention_mask` and `labels` (the original ids at
-    chosen positions, -100 elsewhere). `tokenizer` is a chapter-2 tokenizer whose
-    vocabulary has [MASK]; `probability`, `mask_fraction` and `random_fraction`
-    are passed to `mask_tokens`. A call takes a list of b examples, each with
-    `input_ids` (a list of n_i ids), and returns tensors of shape (b, n), n =
-    max n_i. Raises `TypeError` when `tokenizer` is not a chapter-2 tokenizer,
-    a share is not a number or `seed` not an int; `ValueError` when the
-    vocabulary has no [MASK], a share is out of range or `seed` is outside
-    [-2**63, 2**64); a call raises as `PaddingCollator` and `mask_tokens` do.
+    Wraps `PaddingCollator` (dynamic padding, `attention_mask`, `token_type_ids` when
+    the examples have them) and `mask_tokens`. Every call draws a fresh masking from the
+    collator's own CPU generator, seeded with `seed`: the same text is masked
+    differently each epoch (RoBERTa's dynamic masking, Liu et al., 2019,
+    arXiv:1907.11692), and a run repeats exactly. The batch holds `input_ids` (masked),
+    `attention_mask` and `labels` (the original ids at chosen positions, -100
+    elsewhere). `tokenizer` is any tokenizer with encoderlib's interface
+    (`encoderlib.checks.check_tokenizer`: a `WordPieceTokenizer`, a
+    `PretrainedTokenizer`, ...) that also has `mask_token_id` and `special_token_ids`,
+    and whose vocabulary has a mask token; `probability`, `mask_fraction` and
+    `random_fraction` are passed to `mask_tokens`. A call takes a list of b examples,
+    each with `input_ids` (a list of n_i ids), and returns tensors of shape (b, n), n =
+    max n_i. Raises `TypeError` when `tokenizer` lacks that interface, a share is not a
+    number or `seed` not an int; `ValueError` when the vocabulary has no [MASK], a share
+    is out of range or `seed` is outside [-2**63, 2**64); a call raises as
+    `PaddingCollator` and `mask_tokens` do.
 
     Example::
 
@@ -196,10 +199,11 @@ class MLMCollator:
 
         See the class docstring for the batch it makes and what it raises.
         """
-        needs = ("mask_token_id", "pad_token_id", "vocab_size", "special_token_ids")
-        if not all(hasattr(tokenizer, name) for name in needs):
-            wanted = "a chapter-2 tokenizer (a WordPieceTokenizer, say)"
-            raise fail_type("tokenizer", wanted, tokenizer)
+        check_tokenizer("tokenizer", tokenizer)
+        for name in ("mask_token_id", "special_token_ids"):  # masking needs both
+            if not hasattr(tokenizer, name):
+                wanted = f"a tokenizer with {name} (a WordPieceTokenizer, say)"
+                raise fail_type("tokenizer", wanted, tokenizer)
         if tokenizer.mask_token_id is None:
             raise ValueError("expected a tokenizer whose vocabulary has [MASK]")
         _check_fractions(probability, mask_fraction, random_fraction)
@@ -269,20 +273,21 @@ class MLMOutput(_MLMOutputFields):
 class MaskedLanguageModel(nn.Module):
     """An `Encoder` with BERT's `MaskedLMHead`, its decoder tied to the embeddings.
 
-    `forward(input_ids, attention_mask=None, labels=None, token_type_ids=None)`
-    encodes the batch (b, n) and returns an `MLMOutput`. Without labels: logits
-    (b, n, vocab_size) at every position. With labels (b, n), int64 with `IGNORE_INDEX`
-    where nothing is to be predicted: logits (t, vocab_size) at the t labelled
-    positions only, and their mean cross-entropy. A vocabulary-sized row of logits
-    costs vocab_size × d_model multiply-adds and most positions carry no label, so
-    only the labelled ones are scored. The head is
-    `MaskedLMHead.from_encoder(encoder)`: its decoder weight is the encoder's
-    token-embedding Parameter. Token ids of any integer dtype are read as the
-    encoder reads them (`encoderlib.checks.check_ids`). On a GPU, the forward with
-    labels waits once, for the count t that sizes the logits. Raises `TypeError`
-    when `encoder` is not an encoderlib `Encoder` or `labels` not an int64 tensor,
-    and `ValueError` for labels of another shape than `input_ids` or outside
-    [0, vocab_size) other than -100; the encoder raises for bad ids and masks.
+    `forward(input_ids, attention_mask=None, labels=None, token_type_ids=None)` encodes
+    the batch (b, n) and returns an `MLMOutput`. Without labels: logits (b, n,
+    vocab_size) at every position. With labels (b, n), int64 with `IGNORE_INDEX` where
+    nothing is to be predicted: logits (t, vocab_size) at the t labelled positions only,
+    and their mean cross-entropy. A vocabulary-sized row of logits costs vocab_size ×
+    d_model multiply-adds and most positions carry no label, so only the labelled ones
+    are scored. The head is `MaskedLMHead.from_encoder(encoder)`: its decoder weight is
+    the encoder's token-embedding Parameter. The encoder is held, not copied, and
+    registered (`register_holder`), so a classifier later built on it with `copy=None`
+    warns that fine-tuning changes this model too. Token ids of any integer dtype are
+    read as the encoder reads them (`encoderlib.checks.check_ids`). On a GPU, the
+    forward with labels waits once, for the count t that sizes the logits. Raises
+    `TypeError` when `encoder` is not an encoderlib `Encoder` or `labels` not an int64
+    tensor, and `ValueError` for labels of another shape than `input_ids` or outside [0,
+    vocab_size) other than -100; the encoder raises for bad ids and masks.
 
     Example::
 
@@ -297,6 +302,7 @@ class MaskedLanguageModel(nn.Module):
             raise fail_type("encoder", "an encoderlib Encoder", encoder)
         self.encoder = encoder
         self.head = MaskedLMHead.from_encoder(encoder)
+        register_holder(encoder, self)
 
     def forward(
         self,

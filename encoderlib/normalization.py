@@ -17,7 +17,7 @@ from pathlib import Path
 
 # The text side of encoderlib (this module and encoderlib.tokenization) runs on
 # a Python without PyTorch, so it cannot import encoderlib.checks, which needs
-# torch. These three checks follow encoderlib.checks' rules and wording.
+# torch. These checks follow encoderlib.checks' rules and wording.
 
 
 def _shown(value: object) -> str:
@@ -51,6 +51,33 @@ def require_int(name: str, value: object, low: int | None = None) -> int:
     if low is not None and value < low:
         raise ValueError(f"expected {name} as {wanted}, got {value}")
     return value
+
+
+def require_ids(ids: object, vocab_size: int) -> tuple[list[int], bool]:
+    """`ids` (an int, a sequence of ints, or an (n,) tensor) as a list, checked.
+
+    Returns (the ids as a list of int, whether a single id was given), for the
+    tokenizers' `convert_ids_to_tokens` and `decode`. A TypeError for ids that
+    are not integers, a ValueError for an id outside [0, vocab_size) or a
+    tensor of more than one axis.
+    """
+    if hasattr(ids, "tolist"):  # a tensor or an array
+        if getattr(ids, "ndim", 1) > 1:
+            raise ValueError(
+                f"expected one sequence of ids, shape (n,), got shape "
+                f"{tuple(ids.shape)}; pass one row, e.g. ids[0]"
+            )
+        ids = ids.tolist()
+    single = isinstance(ids, int) and not isinstance(ids, bool)
+    if not single and not isinstance(ids, Iterable) or isinstance(ids, str):
+        raise TypeError(
+            f"expected an id (int) or a sequence of ids, got {type(ids).__name__}"
+        )
+    ids = [ids] if single else list(ids)
+    for i in ids:
+        if not 0 <= require_int("ids", i) < vocab_size:
+            raise ValueError(f"expected ids in [0, {vocab_size}), got {i}")
+    return ids, single
 
 
 def _read_unicode_table() -> dict:

@@ -6,20 +6,36 @@
 - 13. A real pretrained encoder (chapters/13_a_real_pretrained_encoder.ipynb)
 """
 
-__all__ = ["save_pretrained"]
+__all__ = ["SENTENCE_POOLINGS", "save_pretrained", "load_classifier", "load_masked_lm"]
 
 import json
 from pathlib import Path
 
-from encoderlib.checkpoints import bert_parameter_names
-from encoderlib.checks import check_flag, check_int, fail_type
+import torch
+from torch import nn
+
+from encoderlib.checkpoints import bert_parameter_names, load_bert_weights
+from encoderlib.checks import (
+    check_choice,
+    check_flag,
+    check_int,
+    check_tokenizer,
+    fail_type,
+)
+from encoderlib.converters import config_from_bert
 from encoderlib.encoder import Encoder
+from encoderlib.heads import EncoderClassifier
+from encoderlib.mlm import MaskedLanguageModel
 from encoderlib.tokenization import WordPieceTokenizer
 
 try:  # the "pretrained" extra
-    from safetensors.torch import save_file
+    from safetensors.torch import load_file, save_file
 except ImportError:
-    save_file = None
+    load_file = save_file = None
+
+# The poolings a sentence-transformers Pooling module and encoderlib.pooling share
+# (AttentionPool learns weights that no sentence-transformers folder holds).
+SENTENCE_POOLINGS = ("cls", "mean", "max")
 
 # encoderlib activation → Hugging Face `hidden_act` computing the same function:
 # "gelu_pytorch_tanh" is torch's own tanh GELU, as ours is ("gelu_new" rounds
@@ -34,7 +50,7 @@ _SPECIAL_TOKEN_KEYS = {
 }
 
 
-def _check_bert_shaped(model: Encoder, tokenizer: WordPieceTokenizer) -> None:
+def _check_bert_shaped(model: Encoder, tokenizer: object) -> None:
     # Everything BERT's files cannot say is a ValueError, before anything is written.
     config = model.config
     problems = []
@@ -44,6 +60,15 @@ def _check_bert_shaped(model: Encoder, tokenizer: WordPieceTokenizer) -> None:
         problems.append(
             "positional='learned' (BERT adds a learned table of positions), "
             f"got {config.positional!r}"
+        )
+    if config.d_embed is not None:  # ELECTRA's narrower embeddings
+        problems.append(
+            f"d_embed=None (BERT's embeddings are d_model wide), got {config.d_embed}"
+        )
+    if config.position_offset:  # RoBERTa's: written as BERT, it would load shifted
+        problems.append(
+            "position_offset=0 (BERT counts positions from 0), "
+            f"got {config.position_offset}"
         )
     if config.window is not None:
         problems.append(
@@ -67,6 +92,13 @@ def _check_bert_shaped(model: Encoder, tokenizer: WordPieceTokenizer) -> None:
     )
     if unnamed:
         raise ValueError(f"expected only BERT's parameters, got {unnamed} as well")
+    if not isinstance(tokenizer, WordPieceTokenizer):  # it writes its own files
+        if tokenizer.vocab_size > config.vocab_size:
+            raise ValueError(
+                f"expected a tokenizer with at most the model's {config.vocab_size} "
+                f"tokens, got {tokenizer.vocab_size}"
+            )
+        return
     if tokenizer.vocab_size != config.vocab_size:
         raise ValueError(
             f"expected a tokenizer with the model's {config.vocab_size} tokens, "
@@ -174,8 +206,10 @@ def _tokenizer_files(tokenizer: WordPieceTokenizer, model_max_length: int) -> di
     }
 
 
-def _sentence_transformers_files(d_model: int, max_length: int, normalize: bool):
-    # The pipeline around the encoder: mean pooling, then (optionally) length 1.
+def _sentence_transformers_files(
+    d_model: int, max_length: int, pooling: str, normalize: bool
+) -> dict:
+    # The pipeline around the encoder: the pooling, then (optionally) length 1.
     modules = [
         ("", "sentence_transformers.models.Transformer"),
         ("1_Pooling", "sentence_transformers.models.Pooling"),
@@ -192,9 +226,9 @@ def _sentence_transformers_files(d_model: int, max_length: int, normalize: bool)
         },
         "1_Pooling/config.json": {
             "word_embedding_dimension": d_model,
-            "pooling_mode_cls_token": False,
-            "pooling_mode_mean_tokens": True,
-            "pooling_mode_max_tokens": False,
+            "pooling_mode_cls_token": pooling == "cls",
+            "pooling_mode_mean_tokens": pooling == "mean",
+            "pooling_mode_max_tokens": pooling == "max",
             "pooling_mode_mean_sqrt_len_tokens": False,
         },
         "config_sentence_transformers.json": {
@@ -205,37 +239,125 @@ def _sentence_transformers_files(d_model: int, max_length: int, normalize: bool)
     }
 
 
+def _check_task_model(model, labels) -> list[str]:
+    # What BertForSequenceClassification / BertForMaskedLM compute, checked before
+    # anything is written; returns the label names (none for a masked LM).
+    config = model.encoder.config
+    if isinstance(model, MaskedLanguageModel):
+        head = model.head
+        if config.activation != "gelu" or head.norm.eps != config.eps:
+            raise ValueError(
+                "expected an encoder with activation='gelu' and the head's LayerNorm "
+                "eps (BertForMaskedLM's head uses the encoder's hidden_act and "
+                f"layer_norm_eps), got {config.activation!r} and eps "
+                f"{head.norm.eps} vs {config.eps}"
+            )
+        if head.decoder.weight is not model.encoder.embeddings.token_embeddings.weight:
+            raise ValueError(
+                "expected the head's decoder tied to the token embeddings "
+                "(BertForMaskedLM ties them), got a separate weight"
+            )
+        return []
+    head = model.head
+    if model.pooling != "cls" or head.dense is None:
+        raise ValueError(
+            "expected an EncoderClassifier(encoder, n_classes, 'cls', "
+            "hidden_layer=True): BertForSequenceClassification computes "
+            "classifier(dropout(tanh(pooler.dense(h[:, 0])))), the [CLS] vector "
+            f"through a tanh layer; got pooling={model.pooling!r}, "
+            f"hidden_layer={head.dense is not None}"
+        )
+    if labels is None:
+        return [f"LABEL_{i}" for i in range(head.n_classes)]
+    if not isinstance(labels, (list, tuple)) or not all(
+        isinstance(label, str) for label in labels
+    ):
+        raise fail_type("labels", "a list of str", labels)
+    if len(labels) != head.n_classes or len(set(labels)) != len(labels):
+        raise ValueError(
+            f"expected labels as {head.n_classes} distinct names (one per class), "
+            f"got {list(labels)}"
+        )
+    return list(labels)
+
+
+def _task_tensors(model, tensors: dict) -> dict:
+    # Hugging Face's task models hold the encoder as `bert.`; the heads by their names.
+    tensors = {f"bert.{name}": tensor for name, tensor in tensors.items()}
+    if isinstance(model, MaskedLanguageModel):
+        parts = {
+            "cls.predictions.transform.dense": model.head.dense,
+            "cls.predictions.transform.LayerNorm": model.head.norm,
+        }
+        tensors["cls.predictions.bias"] = model.head.decoder.bias  # decoder: tied
+    else:
+        parts = {
+            "bert.pooler.dense": model.head.dense,
+            "classifier": model.head.classifier,
+        }
+    for prefix, module in parts.items():
+        tensors[f"{prefix}.weight"], tensors[f"{prefix}.bias"] = (
+            module.weight,
+            module.bias,
+        )
+    return {
+        name: tensor.detach().to("cpu").contiguous() for name, tensor in tensors.items()
+    }
+
+
+def _task_config(model, labels: list[str]) -> dict:
+    # The config.json keys that make a BertModel config a task model's.
+    if isinstance(model, MaskedLanguageModel):
+        return {"architectures": ["BertForMaskedLM"], "tie_word_embeddings": True}
+    return {
+        "architectures": ["BertForSequenceClassification"],
+        "id2label": dict(enumerate(labels)),
+        "label2id": {label: i for i, label in enumerate(labels)},
+        "problem_type": "single_label_classification",
+        "classifier_dropout": model.head.dropout.p,
+    }
+
+
 def save_pretrained(
     path: str | Path,
-    model: Encoder,
-    tokenizer: WordPieceTokenizer,
+    model: Encoder | EncoderClassifier | MaskedLanguageModel,
+    tokenizer: object,
     *,
     max_length: int | None = None,
-    normalize: bool = True,
+    normalize: bool | None = None,
+    pooling: str | None = None,
+    labels: list[str] | None = None,
 ) -> Path:
-    """Write an `Encoder` and its tokenizer as a sentence-transformers model folder.
+    """Write a model and its tokenizer as a Hugging Face model folder.
 
-    `path` is created if needed; files of the same names are replaced. It gets
-    `config.json` (a `BertModel` config: the inverse of `config_from_bert`),
-    `model.safetensors` (the weights under BERT's names and in their own shapes
-    and dtype: the inverse of `load_bert_weights`), `vocab.txt`,
-    `tokenizer.json`, `tokenizer_config.json` and `special_tokens_map.json` (so
-    that `AutoTokenizer` gives our ids), and sentence-transformers' pipeline:
-    `modules.json` (Transformer, mean Pooling, and Normalize when `normalize`),
+    `path` is created if needed; files of the same names are replaced. Every
+    folder gets `config.json` (a BERT config: the inverse of `config_from_bert`),
+    `model.safetensors` (the weights under BERT's names, in their own shapes and
+    dtype: the inverse of `load_bert_weights`) and the tokenizer: for a
+    `WordPieceTokenizer`, `vocab.txt`, `tokenizer.json`, `tokenizer_config.json`
+    and `special_tokens_map.json` (so `AutoTokenizer` gives our ids); another
+    tokenizer writes itself with its `save(folder)`. An `Encoder` is written as
+    a `BertModel` with sentence-transformers' pipeline: `modules.json`
+    (Transformer, Pooling, and Normalize when `normalize`, default True),
     `sentence_bert_config.json` (inputs cut at `max_length` tokens, by default
-    the model's `max_len`), `1_Pooling/config.json` and
-    `config_sentence_transformers.json`. `transformers.AutoModel`,
-    `sentence_transformers.SentenceTransformer` and `load_minilm(path)` then give
-    this model's (b, d) sentence vectors. An encoder without segment embeddings
-    is written with two rows of zeros, which add nothing. BERT's pooler is not
-    written (the `Encoder` has none): `transformers` initialises it at random and
-    reports it missing; sentence vectors never use it. Returns the folder as a
-    `Path`. Raises, before anything is written, a `TypeError` for a model,
-    tokenizer, path, `max_length` or `normalize` of the wrong type, and a
-    `ValueError` for a path that is an existing file, a `max_length` outside
-    [2, max_len], and what BERT cannot compute: a pre-norm encoder, sinusoidal
-    positions, SwiGLU, a tokenizer whose vocabulary is not the model's or whose
-    words are cut at another length than BERT's 100 characters.
+    the model's `max_len`), `1_Pooling/config.json` (`pooling`: "mean", the
+    default, "cls" or "max") and `config_sentence_transformers.json`; BERT's
+    pooler is not written (transformers reports it missing; sentence vectors
+    never use it). An `EncoderClassifier` with [CLS] pooling and
+    `hidden_layer=True` is written as `BertForSequenceClassification` (its
+    `dense` is BERT's pooler), with `labels` (names, default LABEL_0, ...) as
+    `id2label`; a `MaskedLanguageModel` as `BertForMaskedLM`, its decoder tied to
+    the word embeddings. The matching `transformers.AutoModelFor...` then gives
+    this model's logits; `load_classifier` and `load_masked_lm` read them back.
+    An encoder without segment embeddings is written with two rows of zeros,
+    which add nothing. Returns the folder as a `Path`. Raises, before anything
+    is written, a `TypeError` for an argument of the wrong type, and a
+    `ValueError` for a path that is a file, a `max_length` outside
+    [2, max_len], an unknown pooling, `pooling` or `normalize` given for a task
+    model or `labels` for another than a classifier, and what BERT cannot
+    compute: a pre-norm encoder, sinusoidal positions, SwiGLU, a tokenizer
+    whose vocabulary is not the model's, a classifier without [CLS] pooling and
+    its tanh layer.
 
     Example::
 
@@ -243,32 +365,54 @@ def save_pretrained(
         folder = save_pretrained("my-minilm", minilm.model, minilm.tokenizer)
         load_minilm(folder).encode(["Hi."])  # minilm.encode(["Hi."]), read back
     """
-    if not isinstance(model, Encoder):
-        raise fail_type("model", "an encoderlib Encoder", model)
-    if not isinstance(tokenizer, WordPieceTokenizer):
-        raise fail_type("tokenizer", "a WordPieceTokenizer", tokenizer)
+    kinds = (Encoder, EncoderClassifier, MaskedLanguageModel)
+    if not isinstance(model, kinds):
+        wanted = "an encoderlib Encoder, EncoderClassifier or MaskedLanguageModel"
+        raise fail_type("model", wanted, model)
+    check_tokenizer("tokenizer", tokenizer)
+    wordpiece = isinstance(tokenizer, WordPieceTokenizer)
+    if not wordpiece and not callable(getattr(tokenizer, "save", None)):
+        wanted = "a WordPieceTokenizer or a tokenizer with save(folder)"
+        raise fail_type("tokenizer", wanted, tokenizer)
     if not isinstance(path, (str, Path)):
         raise fail_type("path", "a folder path", path)
     if str(path) == "":
         raise ValueError("expected a folder path, got ''")
-    config = model.config
+    encoder = model if isinstance(model, Encoder) else model.encoder
+    config = encoder.config
     max_length = config.max_len if max_length is None else max_length
     check_int("max_length", max_length)
     if not 2 <= max_length <= config.max_len:
         raise ValueError(
             f"expected max_length in [2, {config.max_len}], got {max_length}"
         )
-    check_flag("normalize", normalize)
+    task = not isinstance(model, Encoder)
+    for name, value in (("pooling", pooling), ("normalize", normalize)):
+        if task and value is not None:
+            raise ValueError(
+                f"expected no {name} for a {type(model).__name__} (its head is "
+                f"written as it is), got {value!r}"
+            )
+    if labels is not None and not isinstance(model, EncoderClassifier):
+        raise ValueError(
+            f"expected labels only for an EncoderClassifier, got labels for a "
+            f"{type(model).__name__}"
+        )
+    pooling = check_choice(
+        "pooling", "mean" if pooling is None else pooling, SENTENCE_POOLINGS
+    )
+    normalize = check_flag("normalize", True if normalize is None else normalize)
     if Path(path).exists() and not Path(path).is_dir():
         raise ValueError(f"expected a folder path, got the file {str(path)!r}")
-    _check_bert_shaped(model, tokenizer)
+    _check_bert_shaped(encoder, tokenizer)
+    labels = _check_task_model(model, labels) if task else []
     if save_file is None:
         raise ImportError("save_pretrained() needs pip install safetensors")
 
     names = bert_parameter_names(config.n_layers)
     tensors = {
         names[name]: parameter.detach().to("cpu").contiguous()
-        for name, parameter in model.named_parameters()
+        for name, parameter in encoder.named_parameters()
     }
     type_vocab_size = config.type_vocab_size
     if type_vocab_size == 0:  # no segment embeddings: BERT's table, all zeros
@@ -297,16 +441,144 @@ def save_pretrained(
         "initializer_range": 0.02,
         "torch_dtype": str(dtype).removeprefix("torch."),
     }
-    files = {
-        "config.json": bert_config,
-        **_tokenizer_files(tokenizer, model_max_length=config.max_len),
-        **_sentence_transformers_files(config.d_model, max_length, normalize),
-    }
+    if task:
+        tensors = _task_tensors(model, tensors)
+        bert_config.update(_task_config(model, labels))
+        files = {}
+    else:
+        files = _sentence_transformers_files(
+            config.d_model, max_length, pooling, normalize
+        )
+    files["config.json"] = bert_config
+    if wordpiece:
+        files.update(_tokenizer_files(tokenizer, model_max_length=config.max_len))
     path = Path(path)
     path.mkdir(parents=True, exist_ok=True)
     save_file(tensors, path / "model.safetensors", metadata={"format": "pt"})
-    vocab_text = "".join(token + "\n" for token in tokenizer.id_to_token)
-    (path / "vocab.txt").write_text(vocab_text, encoding="utf-8", newline="\n")
+    if wordpiece:
+        vocab_text = "".join(token + "\n" for token in tokenizer.id_to_token)
+        (path / "vocab.txt").write_text(vocab_text, encoding="utf-8", newline="\n")
+    else:
+        tokenizer.save(path)
     for name, data in files.items():
         _write_json(path / name, data)
     return path
+
+
+def _read_task_folder(path: object, architecture: str) -> tuple[dict, dict]:
+    # config.json and the weights of a Hugging Face task-model folder.
+    if not isinstance(path, (str, Path)):
+        raise fail_type("path", "a folder path", path)
+    path = Path(path)
+    for name in ("config.json", "model.safetensors"):
+        if not (path / name).is_file():
+            raise FileNotFoundError(
+                f"expected {name} in {str(path)!r}; it is not there"
+            )
+    hf_config = json.loads((path / "config.json").read_text(encoding="utf-8"))
+    found = hf_config.get("architectures") if isinstance(hf_config, dict) else None
+    if not isinstance(found, list) or architecture not in found:
+        raise ValueError(
+            f"expected a {architecture} folder (architectures in config.json), "
+            f"got {found!r}"
+        )
+    if load_file is None:
+        raise ImportError("reading a folder needs pip install safetensors")
+    return hf_config, load_file(path / "model.safetensors")
+
+
+def _fill(module: nn.Module, state_dict: dict, names: dict[str, str]) -> None:
+    # Copy checkpoint tensors into a head's parameters: {our name: their name}.
+    missing = sorted(theirs for theirs in names.values() if theirs not in state_dict)
+    if missing:
+        raise ValueError(
+            f"expected the head's tensors in the folder, missing {missing}"
+        )
+    own = dict(module.named_parameters())
+    for ours, theirs in names.items():
+        if state_dict[theirs].shape != own[ours].shape:
+            raise ValueError(
+                f"expected {theirs} of shape {tuple(own[ours].shape)}, got "
+                f"{tuple(state_dict[theirs].shape)}"
+            )
+    with torch.no_grad():
+        for ours, theirs in names.items():
+            own[ours].copy_(state_dict[theirs])
+
+
+def load_classifier(path: str | Path) -> EncoderClassifier:
+    """Read a `BertForSequenceClassification` folder into an `EncoderClassifier`.
+
+    The inverse of `save_pretrained` for a classifier, and a reader of such
+    folders fine-tuned with transformers: the encoder comes from `config.json`
+    (`config_from_bert`) and the `bert.` weights (`load_bert_weights`, strict),
+    BERT's pooler becomes the head's `dense` and `classifier` its linear layer,
+    with [CLS] pooling and the config's `classifier_dropout` (else
+    `hidden_dropout_prob`). Returned in eval mode on the CPU; its logits equal
+    `AutoModelForSequenceClassification`'s. The label names stay in
+    config.json's `id2label`; the tokenizer is read from the same folder
+    (`WordPieceTokenizer(folder / "vocab.txt")` or `encoderlib.from_pretrained`).
+    Raises a `TypeError` for a path that is not a str or `Path`, a
+    `FileNotFoundError` naming a missing file and a `ValueError` for a folder of
+    another architecture, missing head tensors or a shape that differs; the
+    errors of `config_from_bert` and `load_bert_weights` pass through.
+
+    Example::
+
+        folder = save_pretrained("my-classifier", classifier, tokenizer)
+        load_classifier(folder)(ids, mask)  # the same logits as `classifier`
+    """
+    hf_config, state_dict = _read_task_folder(path, "BertForSequenceClassification")
+    n_classes = len(hf_config.get("id2label") or {}) or hf_config.get("num_labels", 2)
+    dropout = hf_config.get("classifier_dropout")
+    dropout = hf_config.get("hidden_dropout_prob", 0.1) if dropout is None else dropout
+    encoder = Encoder(config_from_bert(hf_config))
+    load_bert_weights(
+        encoder,
+        {k: v for k, v in state_dict.items() if not k.startswith("classifier.")},
+    )
+    model = EncoderClassifier(encoder, n_classes, "cls", dropout=dropout)
+    names = {"dense": "bert.pooler.dense", "classifier": "classifier"}
+    _fill(
+        model.head,
+        state_dict,
+        {
+            f"{o}.{leaf}": f"{t}.{leaf}"
+            for o, t in names.items()
+            for leaf in ("weight", "bias")
+        },
+    )
+    return model.eval()
+
+
+def load_masked_lm(path: str | Path) -> MaskedLanguageModel:
+    """Read a `BertForMaskedLM` folder into a `MaskedLanguageModel`.
+
+    The inverse of `save_pretrained` for a masked language model, and a reader
+    of BERT's pre-training checkpoints: the encoder as `load_classifier` reads
+    it, then the head's `dense` and `LayerNorm` from `cls.predictions.transform`
+    and its bias from `cls.predictions.bias`; the decoder stays tied to the word
+    embeddings (a `cls.predictions.decoder.weight` in the file is that table).
+    Returned in eval mode on the CPU; its logits equal `AutoModelForMaskedLM`'s.
+    Raises a `TypeError` for a path that is not a str or `Path`, a
+    `FileNotFoundError` naming a missing file and a `ValueError` for a folder of
+    another architecture, missing head tensors or a shape that differs; the
+    errors of `config_from_bert` and `load_bert_weights` pass through.
+
+    Example::
+
+        folder = save_pretrained("my-mlm", masked_lm, tokenizer)
+        load_masked_lm(folder)(ids, mask).logits  # the same logits as masked_lm's
+    """
+    hf_config, state_dict = _read_task_folder(path, "BertForMaskedLM")
+    encoder = Encoder(config_from_bert(hf_config))
+    load_bert_weights(encoder, state_dict)  # the `cls.` head is ignored here
+    model = MaskedLanguageModel(encoder)
+    head = "cls.predictions.transform."
+    names = {
+        **{f"dense.{leaf}": f"{head}dense.{leaf}" for leaf in ("weight", "bias")},
+        **{f"norm.{leaf}": f"{head}LayerNorm.{leaf}" for leaf in ("weight", "bias")},
+        "decoder.bias": "cls.predictions.bias",
+    }
+    _fill(model.head, state_dict, names)
+    return model.eval()

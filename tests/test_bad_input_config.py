@@ -190,6 +190,47 @@ CONFIG = {
         TypeError,
         r"got unknown 'local_window'",
     ),
+    "position_offset as str": (
+        lambda: config(position_offset="2"),
+        TypeError,
+        r"expected position_offset as an int >= 0, got str '2'",
+    ),
+    "position_offset negative": (
+        lambda: config(position_offset=-1),
+        ValueError,
+        r"expected position_offset as an int >= 0, got -1",
+    ),
+    "position_offset at max_len": (
+        lambda: config(max_len=8, position_offset=8),
+        ValueError,
+        r"expected position_offset < max_len=8, got 8",
+    ),
+    "position_offset with RoPE": (
+        lambda: config(positional="rope", position_offset=2),
+        ValueError,
+        r"position_offset 0 with positions that are not added .*got 2 with "
+        r"positional='rope'",
+    ),
+    "d_embed as float": (
+        lambda: config(d_embed=8.0),
+        TypeError,
+        r"expected d_embed as a positive int, got float 8\.0",
+    ),
+    "d_embed 0": (
+        lambda: config(d_embed=0),
+        ValueError,
+        r"expected d_embed as a positive int, got 0",
+    ),
+    "d_embed with ALiBi": (
+        lambda: config(positional="alibi", d_embed=8),
+        ValueError,
+        r"expected d_embed None with positions inside attention, got d_embed=8",
+    ),
+    "an odd d_embed with sinusoidal positions": (
+        lambda: config(positional="sinusoidal", d_embed=7),
+        ValueError,
+        r"expected an even d_embed, got 7",
+    ),
 }
 
 

@@ -16,7 +16,11 @@ import pytest
 from bad_input import sweep
 from small_models import small_modernbert_config
 
-from encoderlib.converters import config_from_bert, config_from_modernbert
+from encoderlib.converters import (
+    config_from_bert,
+    config_from_modernbert,
+    config_from_pretrained,
+)
 
 BERT = {
     "vocab_size": 66,
@@ -247,7 +251,124 @@ MODERNBERT_CASES = {
     ),
 }
 
-test_bad_input_raises_a_clear_error = sweep({**BERT_CASES, **MODERNBERT_CASES})
+ROBERTA = {**BERT, "model_type": "roberta", "max_position_embeddings": 66}
+DISTILBERT = {
+    "model_type": "distilbert",
+    "vocab_size": 66,
+    "dim": 32,
+    "n_heads": 4,
+    "n_layers": 1,
+    "hidden_dim": 64,
+}
+PRETRAINED_CASES = {
+    **{
+        f"ch13 config_from_pretrained: {label}": (
+            lambda v=value: config_from_pretrained(v),
+            TypeError,
+            rf"expected hf_config as a config dict, a path to config.json or a "
+            rf"transformers config, got {kind}",
+        )
+        for label, value, kind in [
+            ("None", None, "None"),
+            ("int", 3, "int 3"),
+            ("list", ["config.json"], "list"),
+        ]
+    },
+    "ch13 config_from_pretrained: a missing folder": (
+        lambda: config_from_pretrained("/no/such/folder"),
+        FileNotFoundError,
+        r"expected a config.json at '/no/such/folder', found none",
+    ),
+    "ch13 config_from_pretrained: no model_type": (
+        lambda: config_from_pretrained(BERT),
+        ValueError,
+        r"expected a config with a model_type \('bert', .*'modernbert'\), got None",
+    ),
+    "ch13 config_from_pretrained: model_type as int": (
+        lambda: config_from_pretrained({**BERT, "model_type": 3}),
+        ValueError,
+        r"with a model_type .*got 3",
+    ),
+    "ch13 config_from_pretrained: a GPT-2": (
+        lambda: config_from_pretrained({"model_type": "gpt2"}),
+        ValueError,
+        r"expected an encoder-only config .*got model_type 'gpt2'",
+    ),
+    "ch13 config_from_pretrained: an encoder-decoder": (
+        lambda: config_from_pretrained({"model_type": "x", "is_encoder_decoder": True}),
+        ValueError,
+        r"got model_type 'x' with is_encoder_decoder=True",
+    ),
+    "ch13 config_from_pretrained: cross-attention": (
+        lambda: config_from_pretrained({**ROBERTA, "add_cross_attention": True}),
+        ValueError,
+        r"got model_type 'roberta' with add_cross_attention=True",
+    ),
+    "ch13 config_from_pretrained: an unknown family": (
+        lambda: config_from_pretrained({"model_type": "deberta-v2"}),
+        ValueError,
+        r"model_type as one of 'bert', 'roberta', 'xlm-roberta', 'distilbert', "
+        r"'electra', 'modernbert', the families encoderlib reads, got 'deberta-v2'",
+    ),
+    "ch13 config_from_pretrained: RoBERTa with relative positions": (
+        lambda: config_from_pretrained(
+            {**ROBERTA, "position_embedding_type": "relative_key_query"}
+        ),
+        ValueError,
+        r"absolute position embeddings, got 'relative_key_query'",
+    ),
+    "ch13 config_from_pretrained: RoBERTa pad_token_id as str": (
+        lambda: config_from_pretrained({**ROBERTA, "pad_token_id": "1"}),
+        TypeError,
+        r"expected pad_token_id as an int >= 0, got str '1'",
+    ),
+    "ch13 config_from_pretrained: RoBERTa without room for the offset": (
+        lambda: config_from_pretrained({**ROBERTA, "max_position_embeddings": 2}),
+        ValueError,
+        r"expected pad_token_id \+ 1 < max_position_embeddings=2, got 2 "
+        r"\(in the RoBERTa config\)",
+    ),
+    "ch13 config_from_pretrained: XLM-R hidden_size as str": (
+        lambda: config_from_pretrained(
+            {**ROBERTA, "model_type": "xlm-roberta", "hidden_size": "32"}
+        ),
+        TypeError,
+        r"hidden_size .*'32' \(in the XLM-RoBERTa config\)",
+    ),
+    "ch13 config_from_pretrained: DistilBERT without dim": (
+        lambda: config_from_pretrained(
+            {k: v for k, v in DISTILBERT.items() if k != "dim"}
+        ),
+        ValueError,
+        r"expected a DistilBERT config with .*missing dim",
+    ),
+    "ch13 config_from_pretrained: DistilBERT heads do not divide": (
+        lambda: config_from_pretrained({**DISTILBERT, "n_heads": 5}),
+        ValueError,
+        r"dim divisible by n_heads.*\(in the DistilBERT config\)",
+    ),
+    "ch13 config_from_pretrained: DistilBERT activation": (
+        lambda: config_from_pretrained({**DISTILBERT, "activation": "swish"}),
+        ValueError,
+        r"expected activation in \[.*\], got 'swish'",
+    ),
+    "ch13 config_from_pretrained: ELECTRA embedding_size 0": (
+        lambda: config_from_pretrained(
+            {**BERT, "model_type": "electra", "embedding_size": 0}
+        ),
+        ValueError,
+        r"expected embedding_size as a positive int, got 0 \(in the ELECTRA config\)",
+    ),
+    "ch13 config_from_pretrained: a ModernBERT refusal": (
+        lambda: config_from_pretrained({**HF_DICT, "hidden_activation": "relu"}),
+        ValueError,
+        r"hidden_activation 'gelu'",
+    ),
+}
+
+test_bad_input_raises_a_clear_error = sweep(
+    {**BERT_CASES, **MODERNBERT_CASES, **PRETRAINED_CASES}
+)
 
 
 @pytest.mark.parametrize("read", [config_from_bert, config_from_modernbert])

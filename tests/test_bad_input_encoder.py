@@ -64,6 +64,11 @@ FORWARD = {
     ),
     "ids as list": (lambda: encoder()([[2, 7]]), TypeError, r"torch.Tensor, got list"),
     "ids as str": (lambda: encoder()("the cat"), TypeError, r"torch.Tensor, got str"),
+    "too many tokens for the position offset": (
+        lambda: encoder(max_len=6, position_offset=2)(IDS),
+        ValueError,
+        r"expected at most max_len - position_offset = 6 - 2 = 4 tokens, got n=5",
+    ),
     "ids of floats": (
         lambda: encoder()(IDS.float()),
         TypeError,

@@ -14,7 +14,15 @@ from bad_input import flag_cases, positive_int_cases, rate_cases, sweep
 from torch import nn
 
 from encoderlib.encoder import Encoder, EncoderConfig
-from encoderlib.heads import ClassificationHead, EncoderClassifier, MaskedLMHead
+from encoderlib.heads import (
+    ClassificationHead,
+    EncoderClassifier,
+    MaskedLMHead,
+    register_holder,
+)
+
+# The cases share one encoder on purpose: its sharing warning is not under test here.
+pytestmark = pytest.mark.filterwarnings("ignore:this Encoder is also held:UserWarning")
 
 H = torch.randn(2, 5, 8)  # (b, n, d)
 CHOICES = r"'cls', 'mean', 'max', 'attention'"
@@ -193,7 +201,30 @@ MASKED_LM_HEAD = {
     ),
 }
 
-CASES = {**CLASSIFICATION_HEAD, **ENCODER_CLASSIFIER, **MASKED_LM_HEAD}
+SHARING = {
+    "ch09 EncoderClassifier: copy as int": (
+        lambda: EncoderClassifier(ENCODER, 2, "mean", copy=1),
+        TypeError,
+        "expected copy as a bool, got int 1",
+    ),
+    "ch09 EncoderClassifier: copy as str": (
+        lambda: EncoderClassifier(ENCODER, 2, "mean", copy="yes"),
+        TypeError,
+        "expected copy as a bool, got str 'yes'",
+    ),
+    "ch09 register_holder: encoder an nn.Linear": (
+        lambda: register_holder(nn.Linear(2, 2), nn.Sequential()),
+        TypeError,
+        "expected encoder as an encoderlib Encoder, got Linear",
+    ),
+    "ch09 register_holder: holder a str": (
+        lambda: register_holder(ENCODER, "a SentenceEncoder"),
+        TypeError,
+        "expected holder as an nn.Module, got str 'a SentenceEncoder'",
+    ),
+}
+
+CASES = {**CLASSIFICATION_HEAD, **ENCODER_CLASSIFIER, **MASKED_LM_HEAD, **SHARING}
 
 test_bad_input_raises_a_clear_error = sweep(CASES)
 

@@ -40,6 +40,21 @@ LABELS = torch.full_like(IDS, IGNORE_INDEX)
 LABELS[0, 2] = 6
 
 
+class NoMaskTokenizer:
+    """The tokenizer interface without mask_token_id: it cannot mask."""
+
+    pad_token_id, vocab_size = 0, 5
+
+    def encode(self, text, add_special_tokens=True, max_length=None):
+        return [2, 3]
+
+    def encode_pair(self, first, second, max_length=None):
+        return [2, 3, 3], [0, 0, 1]
+
+    def __call__(self, texts, max_length=512, padding=True, truncation=True):
+        return {}
+
+
 def masking(**changes):
     arguments = dict(
         input_ids=IDS,
@@ -190,8 +205,12 @@ MLM_COLLATOR = {
     "ch11 MLMCollator: tokenizer None": (
         lambda: MLMCollator(None),
         TypeError,
-        r"expected tokenizer as a chapter-2 tokenizer \(a WordPieceTokenizer, say\), "
-        "got None",
+        r"expected tokenizer as a tokenizer \(with encode, .*\), got None",
+    ),
+    "ch11 MLMCollator: a tokenizer without mask_token_id": (
+        lambda: MLMCollator(NoMaskTokenizer()),
+        TypeError,
+        r"expected tokenizer as a tokenizer with mask_token_id .*, got NoMaskTokenizer",
     ),
     "ch11 MLMCollator: a vocabulary without [MASK]": (
         lambda: MLMCollator(WordPieceTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]"])),

@@ -1,26 +1,34 @@
-"""Bad input to encoderlib.saving: `save_pretrained` (chapter 13).
+"""Bad input to encoderlib.saving: `save_pretrained` and its readers (chapter 13).
 
 Wrong types for the folder, model, tokenizer, `max_length` and `normalize`, an
 empty path or one that is an existing file, a `max_length` outside [2, max_len],
 a tokenizer that does not fit the model, and encoders that BERT's format cannot
 describe (pre-norm, sinusoidal positions, SwiGLU, a window, no biases) must each
 raise a `TypeError` or `ValueError` naming what was expected and what was
-received, before anything is written.
+received, before anything is written. Task models too: a classifier that
+BertForSequenceClassification cannot compute, wrong labels, options that only a
+sentence encoder has; and `load_classifier` / `load_masked_lm` given a missing
+file, another architecture, or missing or misshapen head tensors.
 """
 
+import atexit
 import json
+import shutil
 import tempfile
 from functools import cache
 from pathlib import Path
 
 import pytest
 import torch
-from bad_input import flag_cases, sweep
+from bad_input import sweep
+from safetensors.torch import load_file, save_file
 from torch import nn
 
 from encoderlib.converters import config_from_bert
 from encoderlib.encoder import Encoder
-from encoderlib.saving import save_pretrained
+from encoderlib.heads import EncoderClassifier
+from encoderlib.mlm import MaskedLanguageModel
+from encoderlib.saving import load_classifier, load_masked_lm, save_pretrained
 from encoderlib.sentence import load_minilm
 from encoderlib.tokenization import WordPieceTokenizer
 
@@ -36,6 +44,13 @@ BERT = {
     "max_position_embeddings": 64,
 }
 NOWHERE = Path(tempfile.gettempdir()) / "encoderlib-never-written"
+
+
+class NoSave:
+    """A tokenizer with encoderlib's interface but no save(folder): not writable."""
+
+    encode = encode_pair = __call__ = decode = None
+    pad_token_id, vocab_size = 0, N
 
 
 @cache
@@ -62,6 +77,23 @@ def unlike_bert(**changes) -> Encoder:
     return Encoder(config_from_bert(BERT).replace(**changes))
 
 
+def classifier(pooling: str = "cls", hidden_layer: bool = True) -> EncoderClassifier:
+    torch.manual_seed(0)
+    encoder = Encoder(config_from_bert(BERT))
+    return EncoderClassifier(encoder, 2, pooling, hidden_layer=hidden_layer)
+
+
+def masked_lm() -> MaskedLanguageModel:
+    torch.manual_seed(0)
+    return MaskedLanguageModel(Encoder(config_from_bert(BERT)))
+
+
+def untied_masked_lm() -> MaskedLanguageModel:
+    untied = masked_lm()
+    untied.head.decoder.weight = nn.Parameter(untied.head.decoder.weight.clone())
+    return untied
+
+
 CASES = {
     **{
         f"ch13 save_pretrained: path as {label}": (
@@ -84,7 +116,8 @@ CASES = {
         f"ch13 save_pretrained: model as {label}": (
             lambda v=value: save(encoder=v),
             TypeError,
-            rf"expected model as an encoderlib Encoder, got {kind}",
+            rf"expected model as an encoderlib Encoder, EncoderClassifier or "
+            rf"MaskedLanguageModel, got {kind}",
         )
         for label, value, kind in [
             ("None", None, "None"),
@@ -96,7 +129,7 @@ CASES = {
         f"ch13 save_pretrained: tokenizer as {label}": (
             lambda v=value: save(words=v),
             TypeError,
-            rf"expected tokenizer as a WordPieceTokenizer, got {kind}",
+            rf"expected tokenizer as a tokenizer \(with encode, .*\), got {kind}",
         )
         for label, value, kind in [
             ("None", None, "None"),
@@ -119,7 +152,89 @@ CASES = {
             (65, ValueError, r"expected max_length in \[2, 64\], got 65"),
         ]
     },
-    **flag_cases("ch13 save_pretrained", "normalize", lambda v: save(normalize=v)),
+    **{
+        f"ch13 save_pretrained: normalize as {type(value).__name__}": (
+            lambda v=value: save(normalize=v),
+            TypeError,
+            r"normalize\b.*bool",
+        )
+        for value in (1, "yes")
+    },
+    "ch13 save_pretrained: a tokenizer that cannot save itself": (
+        lambda: save(words=NoSave()),
+        TypeError,
+        r"expected tokenizer as a WordPieceTokenizer or a tokenizer with "
+        r"save\(folder\), got NoSave",
+    ),
+    **{
+        f"ch13 save_pretrained: pooling {value!r}": (
+            lambda v=value: save(pooling=v),
+            error,
+            rf"expected pooling as one of 'cls', 'mean', 'max', got {got}",
+        )
+        for value, error, got in [
+            ("attention", ValueError, "'attention'"),
+            (1, TypeError, "int 1"),
+        ]
+    },
+    **{
+        f"ch13 save_pretrained: {name} for a {kind}": (
+            lambda n=name, m=make, v=value: save(encoder=m(), **{n: v}),
+            ValueError,
+            rf"expected no {name} for a {kind} \(its head is written as it is\)",
+        )
+        for name, value in (("pooling", "mean"), ("normalize", True))
+        for kind, make in (
+            ("EncoderClassifier", classifier),
+            ("MaskedLanguageModel", masked_lm),
+        )
+    },
+    **{
+        f"ch13 save_pretrained: labels for a {kind}": (
+            lambda m=make: save(encoder=m(), labels=["a", "b"]),
+            ValueError,
+            rf"expected labels only for an EncoderClassifier, got labels for a {kind}",
+        )
+        for kind, make in (("Encoder", model), ("MaskedLanguageModel", masked_lm))
+    },
+    **{
+        f"ch13 save_pretrained: labels {value!r}": (
+            lambda v=value: save(encoder=classifier(), labels=v),
+            error,
+            message,
+        )
+        for value, error, message in [
+            ("ab", TypeError, r"expected labels as a list of str, got str 'ab'"),
+            ([0, 1], TypeError, r"expected labels as a list of str, got list"),
+            (["a"], ValueError, r"expected labels as 2 distinct names .*\['a'\]"),
+            (["a", "a"], ValueError, r"expected labels as 2 distinct names"),
+        ]
+    },
+    **{
+        f"ch13 save_pretrained: a classifier with {changes}": (
+            lambda c=changes: save(encoder=classifier(**c)),
+            ValueError,
+            r"expected an EncoderClassifier\(encoder, n_classes, 'cls', "
+            r"hidden_layer=True\): BertForSequenceClassification computes "
+            r"classifier\(dropout\(tanh\(pooler\.dense\(h\[:, 0\]\)\)\)\).*got " + got,
+        )
+        for changes, got in [
+            ({"pooling": "mean"}, r"pooling='mean', hidden_layer=True"),
+            ({"pooling": "attention"}, r"pooling='attention'"),
+            ({"hidden_layer": False}, r"pooling='cls', hidden_layer=False"),
+        ]
+    },
+    "ch13 save_pretrained: a masked LM on a tanh-GELU encoder": (
+        lambda: save(encoder=MaskedLanguageModel(unlike_bert(activation="gelu_tanh"))),
+        ValueError,
+        r"expected an encoder with activation='gelu' and the head's LayerNorm eps "
+        r"\(BertForMaskedLM's head .*\), got 'gelu_tanh'",
+    ),
+    "ch13 save_pretrained: a masked LM with an untied decoder": (
+        lambda: save(encoder=untied_masked_lm()),
+        ValueError,
+        r"expected the head's decoder tied to the token embeddings",
+    ),
     **{
         f"ch13 save_pretrained: {changes}": (
             lambda c=changes: save(encoder=unlike_bert(**c)),
@@ -138,6 +253,14 @@ CASES = {
             ({"activation": "swiglu"}, r"expected activation in .*, got 'swiglu'"),
             ({"window": 4}, r"expected window=None \(every BERT layer .*\), got 4"),
             (
+                {"position_offset": 2},
+                r"expected position_offset=0 \(BERT counts positions from 0\), got 2",
+            ),
+            (
+                {"d_embed": 16},
+                r"expected d_embed=None \(BERT's embeddings are d_model .*got 16",
+            ),
+            (
                 {"bias": False},
                 r"expected bias=True \(BERT's layers have .*\), got False",
             ),
@@ -150,7 +273,92 @@ CASES = {
     ),
 }
 
-test_bad_input_raises_a_clear_error = sweep(CASES)
+
+@cache
+def task_folder(kind: str) -> Path:
+    """A classifier or masked LM written once, to be broken by `changed`."""
+    root = Path(tempfile.mkdtemp(prefix="bad-input-saving-"))
+    atexit.register(shutil.rmtree, root, ignore_errors=True)
+    task = classifier() if kind == "classifier" else masked_lm()
+    return save(root / kind, encoder=task)
+
+
+def changed(kind: str, name: str, content=None, drop: str | None = None) -> Path:
+    """A copy of task_folder(kind): a file replaced or deleted, or a tensor broken."""
+    target = Path(tempfile.mkdtemp(prefix="bad-input-saving-")) / "copy"
+    atexit.register(shutil.rmtree, target.parent, ignore_errors=True)
+    shutil.copytree(task_folder(kind), target)
+    if drop is not None:
+        tensors = load_file(target / "model.safetensors")
+        if drop.endswith("*"):
+            tensors = {k: v for k, v in tensors.items() if not k.startswith(drop[:-1])}
+        else:
+            tensors[drop] = tensors[drop][:1]  # a wrong shape
+        save_file(tensors, target / "model.safetensors")
+    elif content is None:
+        (target / name).unlink()
+    else:
+        (target / name).write_text(json.dumps(content), encoding="utf-8")
+    return target
+
+
+READERS = {"classifier": load_classifier, "masked LM": load_masked_lm}
+ARCHITECTURES = {
+    "classifier": "BertForSequenceClassification",
+    "masked LM": "BertForMaskedLM",
+}
+HEADS = {"classifier": "classifier.*", "masked LM": "cls.predictions.transform.*"}
+SHAPES = {"classifier": "classifier.weight", "masked LM": "cls.predictions.bias"}
+
+LOAD = {
+    **{
+        f"ch13 {read.__name__}: path as {label}": (
+            lambda r=read, v=value: r(v),
+            TypeError,
+            rf"expected path as a folder path, got {kind}",
+        )
+        for read in READERS.values()
+        for label, value, kind in [("None", None, "None"), ("int", 3, "int 3")]
+    },
+    **{
+        f"ch13 {read.__name__}: no {name}": (
+            lambda r=read, k=kind, n=name: r(changed(k, n)),
+            FileNotFoundError,
+            rf"expected {name} in .*not there",
+        )
+        for kind, read in READERS.items()
+        for name in ("config.json", "model.safetensors")
+    },
+    **{
+        f"ch13 {read.__name__}: another architecture": (
+            lambda r=read, k=kind: r(
+                changed(k, "config.json", {**BERT, "architectures": ["BertModel"]})
+            ),
+            ValueError,
+            rf"expected a {ARCHITECTURES[kind]} folder \(architectures in "
+            r"config\.json\), got \['BertModel'\]",
+        )
+        for kind, read in READERS.items()
+    },
+    **{
+        f"ch13 {read.__name__}: no head tensors": (
+            lambda r=read, k=kind: r(changed(k, "", drop=HEADS[k])),
+            ValueError,
+            r"expected the head's tensors in the folder, missing \[",
+        )
+        for kind, read in READERS.items()
+    },
+    **{
+        f"ch13 {read.__name__}: a head tensor of another shape": (
+            lambda r=read, k=kind: r(changed(k, "", drop=SHAPES[k])),
+            ValueError,
+            rf"expected {SHAPES[kind]} of shape \(.*\), got \(1",
+        )
+        for kind, read in READERS.items()
+    },
+}
+
+test_bad_input_raises_a_clear_error = sweep({**CASES, **LOAD})
 
 
 def test_nothing_is_written_when_refused(tmp_path):

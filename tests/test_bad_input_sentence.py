@@ -1,5 +1,9 @@
 """Bad input to encoderlib.sentence: `SentenceEncoder` and `load_minilm` (chapter 13).
 
+`encode`'s options (`show_progress_bar`, `device`, `convert_to_numpy`,
+`precision`, `truncate_dim`) and the constructor's `pooling` and `normalize`
+are swept too.
+
 The constructor, `encode` (and `forward`, which is `encode`),
 `check_encode_arguments`, `SentenceEncoder.save_pretrained` and `load_minilm`
 get the classes of bad input a reader meets: wrong Python types, a tokenizer
@@ -29,7 +33,12 @@ from torch import nn
 from encoderlib.converters import config_from_bert
 from encoderlib.encoder import Encoder
 from encoderlib.saving import save_pretrained
-from encoderlib.sentence import SentenceEncoder, check_encode_arguments, load_minilm
+from encoderlib.sentence import (
+    SentenceEncoder,
+    check_encode_arguments,
+    load_minilm,
+    sentence_pipeline,
+)
 from encoderlib.tokenization import WordPieceTokenizer
 
 SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
@@ -75,9 +84,9 @@ def changed_folder(name: str, content) -> Path:
     return target
 
 
-def with_cls_pooling() -> Path:
+def with_two_poolings() -> Path:
     pooling = json.loads((folder() / "1_Pooling" / "config.json").read_text())
-    pooling.update(pooling_mode_cls_token=True, pooling_mode_mean_tokens=False)
+    pooling.update(pooling_mode_cls_token=True, pooling_mode_mean_tokens=True)
     return changed_folder("1_Pooling/config.json", pooling)
 
 
@@ -98,7 +107,7 @@ CONSTRUCTOR = {
         f"ch13 SentenceEncoder: tokenizer as {label}": (
             lambda v=value: SentenceEncoder(v, encoder().model),
             TypeError,
-            rf"expected tokenizer as a WordPieceTokenizer, got {kind}",
+            rf"expected tokenizer as a tokenizer \(with encode, .*\), got {kind}",
         )
         for label, value, kind in [
             ("None", None, "None"),
@@ -118,10 +127,23 @@ CONSTRUCTOR = {
             ("str", "model", "str"),
         ]
     },
-    "ch13 SentenceEncoder: a vocabulary of another size": (
-        lambda: build(WordPieceTokenizer(VOCAB[:-1])),
+    "ch13 SentenceEncoder: a vocabulary larger than the model's": (
+        lambda: build(WordPieceTokenizer(VOCAB + ["extra"])),
         ValueError,
-        rf"expected a tokenizer with the model's {N} tokens, got {N - 1}",
+        rf"expected a tokenizer with at most the model's {N} tokens, got {N + 1}",
+    ),
+    "ch13 SentenceEncoder: pooling as int": (
+        lambda: build(pooling=1, max_length=64),
+        TypeError,
+        r"expected pooling as one of 'cls', 'mean', 'max', got int 1",
+    ),
+    "ch13 SentenceEncoder: pooling 'attention'": (
+        lambda: build(pooling="attention", max_length=64),
+        ValueError,
+        r"expected pooling as one of 'cls', 'mean', 'max', got 'attention'",
+    ),
+    **flag_cases(
+        "ch13 SentenceEncoder", "normalize", lambda v: build(normalize=v, max_length=64)
     ),
     **{
         f"ch13 SentenceEncoder: max_length as {type(value).__name__}": (
@@ -179,11 +201,70 @@ ENCODE = {
         "batch_size",
         lambda v: encoder().encode(TEXTS, batch_size=v),
     ),
-    **flag_cases(
-        "ch13 SentenceEncoder.encode",
-        "normalize",
-        lambda v: encoder().encode(TEXTS, normalize=v),
+    **{
+        f"ch13 SentenceEncoder.encode: normalize as {type(value).__name__}": (
+            lambda v=value: encoder().encode(TEXTS, normalize=v),
+            TypeError,
+            r"normalize\b.*bool",
+        )
+        for value in (1, "yes")
+    },
+    **{
+        f"ch13 SentenceEncoder.encode: {name} as {type(value).__name__}": (
+            lambda n=name, v=value: encoder().encode(TEXTS, **{n: v}),
+            TypeError,
+            rf"{name}\b.*bool",
+        )
+        for name in ("show_progress_bar", "convert_to_numpy")
+        for value in (1, "yes", None)
+    },
+    **{
+        f"ch13 SentenceEncoder.encode: precision {value!r}": (
+            lambda v=value: encoder().encode(TEXTS, precision=v),
+            error,
+            r"expected precision as one of 'float32', 'float16', 'bfloat16', got "
+            + got,
+        )
+        for value, error, got in [
+            ("int8", ValueError, "'int8'"),
+            ("fp16", ValueError, "'fp16'"),
+            (torch.float16, TypeError, "dtype"),
+            (None, TypeError, "None"),
+        ]
+    },
+    "ch13 SentenceEncoder.encode: float16 on the CPU": (
+        lambda: encoder().encode(TEXTS, precision="float16", device="cpu"),
+        ValueError,
+        r"expected precision 'float32' or 'bfloat16' on the CPU, got 'float16'",
     ),
+    **{
+        f"ch13 SentenceEncoder.encode: truncate_dim {value!r}": (
+            lambda v=value: encoder().encode(TEXTS, truncate_dim=v),
+            error,
+            message,
+        )
+        for value, error, message in [
+            ("8", TypeError, r"expected truncate_dim as an int, got str '8'"),
+            (8.0, TypeError, r"expected truncate_dim as an int, got float 8\.0"),
+            (True, TypeError, r"expected truncate_dim as an int, got bool True"),
+            (0, ValueError, r"expected truncate_dim in \[1, 32\], got 0"),
+            (33, ValueError, r"expected truncate_dim in \[1, 32\], got 33"),
+        ]
+    },
+    **{
+        f"ch13 SentenceEncoder.encode: device {value!r}": (
+            lambda v=value: encoder().encode(TEXTS, device=v),
+            error,
+            message,
+        )
+        for value, error, message in [
+            (0, TypeError, r"expected device as a device name or torch\.device, got"),
+            ("gpu", ValueError, r"expected device as a name such as 'cpu'.*'gpu'"),
+            ("cuda:0", ValueError, r"expected a device this machine has, got 'cuda:0'")
+            if not torch.cuda.is_available()
+            else ("tpu", ValueError, r"expected device as a name such as"),
+        ]
+    },
     **positive_int_cases(
         "ch13 check_encode_arguments",
         "batch_size",
@@ -245,10 +326,29 @@ LOAD = {
         r"expected the sentence-transformers modules Transformer, Pooling and "
         r"optionally Normalize, got \['Transformer', 'Pooling', 'Dense'\]",
     ),
-    "ch13 load_minilm: [CLS] pooling": (
-        lambda: load_minilm(with_cls_pooling()),
+    "ch13 load_minilm: two poolings at once": (
+        lambda: load_minilm(with_two_poolings()),
         ValueError,
-        r"expected mean pooling in 1_Pooling/config\.json, got",
+        r"expected one of cls, mean or max pooling in 1_Pooling/config\.json, got "
+        r"\['pooling_mode_cls_token', 'pooling_mode_mean_tokens'\]",
+    ),
+    "ch13 sentence_pipeline: a path that is not a str or Path": (
+        lambda: sentence_pipeline(42),
+        TypeError,
+        r"expected path as a str or pathlib\.Path, got int 42",
+    ),
+    "ch13 sentence_pipeline: a Dense module, named": (
+        lambda: sentence_pipeline(changed_folder("modules.json", PIPELINE)),
+        ValueError,
+        r"got \['Transformer', 'Pooling', 'Dense'\] in modules\.json: a "
+        r"SentenceEncoder cannot compute \['Dense'\]",
+    ),
+    "ch13 load_minilm: weighted-mean pooling": (
+        lambda: load_minilm(
+            changed_folder("1_Pooling/config.json", {"pooling_mode": "weightedmean"})
+        ),
+        ValueError,
+        r"expected one of cls, mean or max pooling .*, got \['weightedmean'\]",
     ),
     **{
         f"ch13 load_minilm: sentence_bert_config.json {settings}": (

@@ -114,7 +114,36 @@ ONNX_ENCODER = {
     "ch19 OnnxSentenceEncoder(tokenizer a dict)": (
         lambda: OnnxSentenceEncoder(files()["sentence"], {"a": 0}),
         TypeError,
-        r"expected tokenizer as a WordPieceTokenizer, got dict",
+        r"expected tokenizer as a tokenizer \(with encode, .*\), got dict",
+    ),
+    "ch19 OnnxSentenceEncoder(providers a str)": (
+        lambda: OnnxSentenceEncoder(
+            files()["sentence"], files()["tokenizer"], providers="CPUExecutionProvider"
+        ),
+        TypeError,
+        r"expected providers as a list of provider names or None, got str",
+    ),
+    "ch19 OnnxSentenceEncoder(providers with a non-str)": (
+        lambda: OnnxSentenceEncoder(
+            files()["sentence"], files()["tokenizer"], providers=[1]
+        ),
+        TypeError,
+        r"expected providers as a list of provider names \(str\), got int 1",
+    ),
+    "ch19 OnnxSentenceEncoder(an unknown provider)": (
+        lambda: OnnxSentenceEncoder(
+            files()["sentence"], files()["tokenizer"], providers=["TPUProvider"]
+        ),
+        ValueError,
+        r"expected providers among this onnxruntime's \[.*'CPUExecutionProvider'.*\], "
+        r"got 'TPUProvider'",
+    ),
+    "ch19 OnnxSentenceEncoder(no provider)": (
+        lambda: OnnxSentenceEncoder(
+            files()["sentence"], files()["tokenizer"], providers=[]
+        ),
+        ValueError,
+        r"expected at least one provider of \[.*\], got none",
     ),
     "ch19 OnnxSentenceEncoder(max_length 2.5)": (
         lambda: OnnxSentenceEncoder(

@@ -390,3 +390,17 @@ def test_gpu_speed_full_run_stops_without_cuda(monkeypatch, capsys):
     monkeypatch.setattr(sys, "argv", ["gpu_speed.py"])
     gpu_speed.main()
     assert "no CUDA device" in capsys.readouterr().out
+
+
+def test_short_text_cost_parts_run_on_the_batches_encode_makes():
+    """The timed parts tokenize, run the model and do the products on real tokens."""
+    short_text_cost = load_script("short_text_cost")
+    model = short_text_cost.minilm_speed.load_minilm()
+    texts = short_text_cost.minilm_speed.docstring_texts("sentences", 40)
+    calls = short_text_cost.parts(model, texts)
+    assert list(calls) == ["tokenize", "model", "products"]
+    for call in calls.values():
+        call()
+    assert short_text_cost.cpu_ms(calls["tokenize"]) >= 0
+    description = short_text_cost.minilm_speed.cpu_description()
+    assert "torch kernels:" in description

@@ -9,6 +9,7 @@ from collections import Counter
 import datasets
 import pytest
 import torch
+from tiny_bert import DuckTokenizer
 
 from encoderlib.data import (
     TEXT_CLASSIFICATION_DATASETS,
@@ -484,3 +485,17 @@ def test_word_order_by_name(capsys):
     assert "the book's task" in capsys.readouterr().out
     with pytest.raises(ValueError, match="drop path"):
         load_text_classification("word_order", path=".")
+
+
+def test_tokenize_dataset_takes_any_tokenizer_with_the_interface():
+    inner = WordPieceTokenizer(
+        ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "a", "dog", "bit", "man"]
+    )
+    rows = datasets.Dataset.from_dict(
+        {"text": ["a dog bit a man", "a man"], "other": ["bit", "dog"], "label": [0, 1]}
+    )
+    shaped = DuckTokenizer(inner, masking=False)
+    for pair_column in (None, "other"):
+        ours = tokenize_dataset(rows, inner, pair_column=pair_column, max_length=6)
+        duck = tokenize_dataset(rows, shaped, pair_column=pair_column, max_length=6)
+        assert ours.to_list() == duck.to_list()

@@ -15,6 +15,7 @@ import torch
 import torch.nn.functional as F
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tiny_bert import DuckTokenizer
 
 from encoderlib.checks import count_host_reads
 from encoderlib.encoder import Encoder, EncoderConfig
@@ -442,3 +443,33 @@ def test_the_forward_waits_on_a_gpu_only_for_the_count_of_labelled_positions(pad
             model(ids, mask, labels)
     assert without_labels == encoder_waits
     assert with_labels == [*encoder_waits, "nonzero"]
+
+
+def test_mlm_collator_takes_any_tokenizer_with_the_interface():
+    words = ["the", "cat", "sat", "on", "mat", "dog", "ran", "far", "away", "home"]
+    inner = WordPieceTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *words])
+    examples = [
+        {"input_ids": inner.encode(" ".join(words[i:] + words[:i]))} for i in range(8)
+    ]
+    ours = MLMCollator(inner, probability=0.3, seed=4)(examples)
+    duck = MLMCollator(DuckTokenizer(inner), probability=0.3, seed=4)(examples)
+    assert ours.keys() == duck.keys()
+    assert all(torch.equal(ours[key], duck[key]) for key in ours)
+
+
+def test_a_classifier_on_a_pretrained_mlm_encoder_warns_unless_copy_is_said():
+    import warnings
+
+    from encoderlib.heads import EncoderClassifier
+
+    torch.manual_seed(0)
+    encoder = Encoder(EncoderConfig.tiny(vocab_size=20))
+    pretrained = MaskedLanguageModel(encoder)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        EncoderClassifier(encoder, 2, "mean", copy=True)
+        EncoderClassifier(encoder, 2, "mean", copy=False)
+        assert not caught
+        EncoderClassifier(encoder, 2, "mean")
+    assert len(caught) == 1 and "MaskedLanguageModel" in str(caught[0].message)
+    assert pretrained.encoder is encoder

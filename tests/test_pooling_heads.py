@@ -12,7 +12,12 @@ from torch import nn
 
 from encoderlib.checks import count_host_reads
 from encoderlib.encoder import Encoder, EncoderConfig
-from encoderlib.heads import ClassificationHead, EncoderClassifier, MaskedLMHead
+from encoderlib.heads import (
+    ClassificationHead,
+    EncoderClassifier,
+    MaskedLMHead,
+    register_holder,
+)
 from encoderlib.pooling import AttentionPool, cls_pool, max_pool, mean_pool
 from encoderlib.utils import count_parameters
 
@@ -301,9 +306,17 @@ def test_docstring_examples_run():
     finder, runner = doctest.DocTestFinder(), doctest.DocTestRunner()
     for module, names in [
         (encoderlib.pooling, ["cls_pool", "mean_pool", "max_pool", "AttentionPool"]),
-        (encoderlib.heads, ["ClassificationHead", "EncoderClassifier", "MaskedLMHead"]),
+        (
+            encoderlib.heads,
+            [
+                "ClassificationHead",
+                "EncoderClassifier",
+                "MaskedLMHead",
+                "register_holder",
+            ],
+        ),
     ]:
-        globs = vars(module) | {"EncoderConfig": EncoderConfig}
+        globs = vars(module) | {"EncoderConfig": EncoderConfig, "nn": nn}
         for name in names:
             for test in finder.find(getattr(module, name), globs=globs):
                 runner.run(test)
@@ -353,3 +366,83 @@ def test_the_classifier_holds_the_very_encoder_it_is_given():
     shared = EncoderClassifier(encoder, 2, "mean", dropout=0.0)
     one_step(shared)
     assert shared.encoder is encoder and not torch.allclose(vectors(), before)
+
+
+def _step(classifier: EncoderClassifier) -> None:
+    ids, mask = torch.tensor([[2, 5, 7, 0]]), torch.tensor([[1, 1, 1, 0]])
+    optimizer = torch.optim.SGD(classifier.parameters(), lr=0.5)
+    F.cross_entropy(classifier(ids, mask), torch.tensor([1])).backward()
+    optimizer.step()
+
+
+def test_copy_true_trains_a_copy_and_copy_false_shares():
+    torch.manual_seed(0)
+    encoder = tiny_encoder()
+    before = copy.deepcopy(encoder.state_dict())
+    on_a_copy = EncoderClassifier(encoder, 2, "mean", dropout=0.0, copy=True)
+    assert on_a_copy.encoder is not encoder
+    _step(on_a_copy)
+    assert all(torch.equal(before[k], v) for k, v in encoder.state_dict().items())
+    shared = EncoderClassifier(encoder, 2, "mean", dropout=0.0, copy=False)
+    assert shared.encoder is encoder
+    _step(shared)
+    assert not all(torch.equal(before[k], v) for k, v in encoder.state_dict().items())
+
+
+def test_copy_consumes_no_random_numbers():
+    # copy=True and a deepcopy by hand give the same head: recorded runs repeat
+    encoder = tiny_encoder()
+    torch.manual_seed(3)
+    a = EncoderClassifier(encoder, 2, "mean", copy=True)
+    torch.manual_seed(3)
+    b = EncoderClassifier(copy.deepcopy(encoder), 2, "mean", copy=False)
+    for x, y in zip(a.state_dict().values(), b.state_dict().values(), strict=True):
+        assert torch.equal(x, y)
+
+
+def test_a_shared_encoder_warns_once_and_only_when_copy_is_not_said(recwarn):
+    import warnings
+
+    encoder = tiny_encoder()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        first = EncoderClassifier(encoder, 2, "mean")  # nobody else: no warning
+        EncoderClassifier(encoder, 2, "mean", copy=False)  # said: no warning
+        EncoderClassifier(encoder, 2, "mean", copy=True)  # a copy: no warning
+        assert not caught
+        EncoderClassifier(encoder, 2, "mean")  # `first` holds it: a warning
+        EncoderClassifier(encoder, 2, "cls")  # the same encoder: no second one
+    assert len(caught) == 1 and caught[0].category is UserWarning
+    message = str(caught[0].message)
+    assert "EncoderClassifier" in message and "copy=True" in message
+    assert caught[0].filename == __file__  # points at the caller's line
+    assert first.encoder is encoder
+
+
+def test_registered_holders_count_while_they_live():
+    import gc
+    import warnings
+
+    encoder, other = tiny_encoder(), tiny_encoder()
+    holder = nn.Sequential(encoder)
+    register_holder(encoder, holder)
+    register_holder(other, nn.Sequential(other))  # garbage at once
+    gc.collect()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        EncoderClassifier(other, 2, "mean")
+        assert not caught
+        EncoderClassifier(encoder, 2, "mean")
+    assert len(caught) == 1 and "(Sequential)" in str(caught[0].message)
+
+
+def test_a_failed_construction_neither_warns_nor_registers():
+    import warnings
+
+    encoder = tiny_encoder()
+    EncoderClassifier(encoder, 2, "mean")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(ValueError):
+            EncoderClassifier(encoder, 2, "mean", dropout=1.5)
+    assert not caught

@@ -200,3 +200,45 @@ def test_int8_sts_benchmark_within_half_a_point_of_fp32(minilm, onnx_files):
     ):
         score = sts_spearman(int8.encode, sts.first, sts.second, sts.scores)
         assert abs(score - fp32) < 0.5, (type(int8).__name__, score, fp32)
+
+
+def test_providers_default_to_cuda_where_offered_then_the_cpu(
+    minilm, onnx_files, monkeypatch
+):
+    import onnxruntime
+
+    session = OnnxSentenceEncoder(onnx_files[0], minilm.tokenizer)
+    offered = onnxruntime.get_available_providers()
+    expected = [
+        name
+        for name in ("CUDAExecutionProvider", "CPUExecutionProvider")
+        if name in offered
+    ]
+    assert session.providers == expected
+    chosen = OnnxSentenceEncoder(
+        onnx_files[0], minilm.tokenizer, providers=("CPUExecutionProvider",)
+    )
+    assert chosen.providers == ["CPUExecutionProvider"]
+    assert torch.allclose(
+        chosen.encode(SENTENCES[:3]), session.encode(SENTENCES[:3]), atol=1e-5
+    )
+
+    # Where onnxruntime-gpu offers CUDA, None asks for it first.
+    asked = []
+
+    class Stop(Exception):
+        pass
+
+    def fake_session(path, options, providers):
+        asked.append(providers)
+        raise Stop
+
+    monkeypatch.setattr(
+        onnxruntime,
+        "get_available_providers",
+        lambda: ["CUDAExecutionProvider", "CPUExecutionProvider"],
+    )
+    monkeypatch.setattr(onnxruntime, "InferenceSession", fake_session)
+    with pytest.raises(Stop):
+        OnnxSentenceEncoder(onnx_files[0], minilm.tokenizer)
+    assert asked == [["CUDAExecutionProvider", "CPUExecutionProvider"]]

@@ -1,0 +1,144 @@
+"""Where the time of a batch of short sentences goes, and how close to the floor it is.
+
+`minilm_speed.py` compares whole `encode` calls. This script takes one of them
+apart, for MiniLM on the same standard-library sentences (batch 32, sorted by
+length): tokenization, padding and pooling around the model, the model's
+forward, and inside it the four linear products of each layer run alone on the
+same numbers of tokens. The products alone are the floor that no cut of
+overhead can go below. Beside them, ONNX Runtime on Hugging Face's export (fp32
+and its dynamic int8 quantization) and encoderlib's int8, as `minilm_speed.py`
+builds them.
+
+Times are CPU time of this process (`time.process_time`), one thread by default,
+medians of alternating runs: a load on the machine's other core changes them
+less than it changes wall time. The header names the CPU and its instruction
+sets, since the ratio depends on which matrix-product kernels the CPU gets.
+
+    python benchmarks/short_text_cost.py [--texts 512] [--repeats 5] [--threads 1]
+"""
+
+import argparse
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import minilm_speed  # noqa: E402  (benchmarks/ is no package)
+
+from encoderlib.tokenization import pad_batch  # noqa: E402
+
+
+def cpu_ms(run: Callable[[], object]) -> float:
+    """CPU time of one call of `run`, in milliseconds."""
+    start = time.process_time()
+    run()
+    return (time.process_time() - start) * 1000
+
+
+def parts(model, texts: list[str], batch_size: int = 32) -> dict[str, Callable]:
+    """The pieces of `model.encode(texts)`, each as a call to time.
+
+    "tokenize": the tokenizer on every text; "model": the encoder's forward on
+    the padded, length-sorted batches `encode` makes; "products": the four
+    linear products per layer (q, k, v fused; out; the two feed-forward ones) on
+    as many rows as each batch has real tokens, with random weights of the same
+    shapes: the arithmetic that any implementation has to do.
+    """
+    config = model.model.config
+    ids = [model.tokenizer.encode(text, max_length=model.max_length) for text in texts]
+    order = sorted(range(len(ids)), key=lambda i: -len(ids[i]))
+    batches = [
+        pad_batch([ids[i] for i in order[s : s + batch_size]], 0, True, 0)
+        for s in range(0, len(order), batch_size)
+    ]
+    rows = [
+        torch.randn(int(b["attention_mask"].sum()), config.d_model) for b in batches
+    ]
+    d, d_ff = config.d_model, config.d_ff
+    weights = [
+        torch.randn(3 * d, d),
+        torch.randn(d, d),
+        torch.randn(d_ff, d),
+        torch.randn(d, d_ff),
+    ]
+
+    def forward() -> None:
+        with torch.inference_mode():
+            for batch in batches:
+                model.model(batch["input_ids"], batch["attention_mask"])
+
+    def products() -> None:
+        qkv, out, up, down = weights
+        for x in rows:
+            for _ in range(config.n_layers):
+                F.linear(x, qkv)
+                F.linear(x, out)
+                F.linear(F.linear(x, up), down)
+
+    def tokenize() -> None:
+        for text in texts:
+            model.tokenizer.encode(text, max_length=model.max_length)
+
+    return {"tokenize": tokenize, "model": forward, "products": products}
+
+
+def main() -> None:
+    """Time the parts and the whole calls; print one table per kind of text."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--texts", type=int, default=512)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--kinds", default="sentences,paragraphs")
+    parser.add_argument("--quick", action="store_true", help="8 texts, 1 repeat")
+    args = parser.parse_args()
+    torch.set_num_threads(args.threads)
+    n_texts, repeats = (8, 1) if args.quick else (args.texts, args.repeats)
+    ours = minilm_speed.load_minilm()
+    sides = minilm_speed.build_sides(ours, args.threads)
+    whole = ["encoderlib", "ORT", "encoderlib int8", "ORT int8"]
+    print(
+        f"torch {torch.__version__}, {minilm_speed.cpu_description()}, "
+        f"{args.threads} thread(s), CPU time, batch 32, median of {repeats} runs"
+    )
+    for kind in args.kinds.split(","):
+        texts = minilm_speed.docstring_texts(kind, n_texts)
+        calls = parts(ours, texts)
+        for name in whole:  # warm-up: first calls allocate and build caches
+            sides[name](texts[:32])
+            calls[name] = lambda encode=sides[name], texts=texts: encode(texts)
+        times = {name: [] for name in calls}
+        for _ in range(repeats):  # alternating: a slow moment hits every part
+            for name, call in calls.items():
+                times[name].append(cpu_ms(call))
+        ms = {name: statistics.median(values) for name, values in times.items()}
+        tokens = sum(len(ours.tokenizer.encode(t, max_length=256)) for t in texts)
+        print(f"\n{kind}: {len(texts)} texts, {tokens / len(texts):.1f} tokens each")
+        print("| part | ms | share of encode | ratio to ORT fp32 |")
+        print("|---|---|---|---|")
+        around = ms["encoderlib"] - ms["model"] - ms["tokenize"]
+        rows = [
+            ("encode, whole", ms["encoderlib"]),
+            ("  tokenize", ms["tokenize"]),
+            ("  model forward", ms["model"]),
+            ("    of which the linear products", ms["products"]),
+            ("    of which the rest", ms["model"] - ms["products"]),
+            ("  padding, pooling, order (the rest of encode)", around),
+        ]
+        for label, value in rows:
+            share = value / ms["encoderlib"]
+            print(f"| {label} | {value:.0f} | {share:.0%} | {value / ms['ORT']:.2f} |")
+        print(f"| ORT fp32 (Hugging Face's export) | {ms['ORT']:.0f} | | 1.00 |")
+        print(
+            f"| encoderlib int8 / ORT int8 | {ms['encoderlib int8']:.0f} / "
+            f"{ms['ORT int8']:.0f} | | {ms['encoderlib int8'] / ms['ORT int8']:.2f} "
+            "(int8 to int8) |"
+        )
+
+
+if __name__ == "__main__":
+    main()
