@@ -19,7 +19,7 @@ from encoderlib.normalization import (
     require_int,
     require_str,
 )
-from encoderlib.tokenization import pad_batch
+from encoderlib.tokenization import pad_batch, pair_lengths
 
 try:  # optional: encoderlib itself needs only torch and einops
     import tokenizers
@@ -130,24 +130,6 @@ def _check_texts(texts: object) -> bool:
                 f"{type(item).__name__} {item!r:.40} at index {i}"
             )
     return pairs
-
-
-def _longest_first(n_first: int, n_second: int, room: int) -> tuple[int, int]:
-    """How many tokens of each text a pair keeps when `room` tokens fit in all.
-
-    Hugging Face's `truncation=True` ("longest_first"), the rule chapter 2's pair
-    truncation derives: both whole if they fit; else a shorter text that fits in
-    half the room stays whole and the longer gets the rest; else each gets half,
-    the odd token to the text that was longer (to the second on a tie).
-    """
-    if n_first + n_second <= room:
-        return n_first, n_second
-    short, long = sorted((n_first, n_second))
-    if 2 * short <= room:
-        long = room - short
-    else:
-        short, long = room // 2, room - room // 2
-    return (long, short) if n_first > n_second else (short, long)
 
 
 class PretrainedTokenizer:
@@ -398,7 +380,7 @@ class PretrainedTokenizer:
         parts, part_types, text_types = self._frames[pair]
         if max_length is not None:
             room = max_length - self._n_special(pair)
-            keep = _longest_first(*map(len, pieces), room) if pair else [room]
+            keep = pair_lengths(*map(len, pieces), room) if pair else [room]
             pieces = [piece[:n] for piece, n in zip(pieces, keep, strict=True)]
         ids, types = list(parts[0]), list(part_types[0])
         for k, piece in enumerate(pieces):

@@ -185,7 +185,7 @@ class _Tokenizer:
                     "expected max_length >= 3 for a pair ([CLS] and two [SEP]), "
                     f"got {max_length}"
                 )
-            n_a, n_b = _pair_lengths(len(a), len(b), max_length - 3)
+            n_a, n_b = pair_lengths(len(a), len(b), max_length - 3)
             a, b = a[:n_a], b[:n_b]
         cls, sep = self.cls_token_id, self.sep_token_id
         return [cls, *a, sep, *b, sep], [0] * (len(a) + 2) + [1] * (len(b) + 1)
@@ -560,7 +560,7 @@ def pad_batch(
     return batch
 
 
-def _pair_lengths(n_first: int, n_second: int, room: int) -> tuple[int, int]:
+def pair_lengths(n_first: int, n_second: int, room: int) -> tuple[int, int]:
     """How many tokens of each text a pair keeps when `room` tokens fit in all.
 
     The "longest_first" rule of Hugging Face's fast tokenizers (`truncate_encodings`
