@@ -129,6 +129,7 @@ from .pretrained_tokenizer import PretrainedTokenizer
 from .progress import TrainingHistory, progress_bar
 from .saving import SENTENCE_POOLINGS, load_classifier, load_masked_lm, save_pretrained
 from .sentence import (
+    SENTENCE_MAX_LENGTH,
     SentenceEncoder,
     check_encode_arguments,
     load_minilm,
@@ -287,6 +288,7 @@ __all__ = [
     "save_pretrained",
     "load_classifier",
     "load_masked_lm",
+    "SENTENCE_MAX_LENGTH",
     "SentenceEncoder",
     "check_encode_arguments",
     "sentence_pipeline",

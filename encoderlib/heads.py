@@ -211,7 +211,11 @@ class EncoderClassifier(nn.Module):
         """
         super().__init__()
         if not isinstance(encoder, Encoder):
-            raise fail_type("encoder", "an encoderlib Encoder", encoder)
+            inner = getattr(encoder, "model", None)  # a SentenceEncoder, say
+            hint = ": pass its .model" if isinstance(inner, Encoder) else ""
+            raise TypeError(
+                str(fail_type("encoder", "an encoderlib Encoder", encoder)) + hint
+            )
         check_choice("pooling", pooling, tuple(POOLINGS))
         if copy is not None:
             check_flag("copy", copy)

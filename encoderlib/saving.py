@@ -63,12 +63,13 @@ def _check_bert_shaped(model: Encoder, tokenizer: object) -> None:
         )
     if config.d_embed is not None:  # ELECTRA's narrower embeddings
         problems.append(
-            f"d_embed=None (BERT's embeddings are d_model wide), got {config.d_embed}"
+            "d_embed=None (BERT's embeddings are d_model wide; ELECTRA's narrower "
+            f"ones cannot be written as BERT), got {config.d_embed}"
         )
     if config.position_offset:  # RoBERTa's: written as BERT, it would load shifted
         problems.append(
-            "position_offset=0 (BERT counts positions from 0), "
-            f"got {config.position_offset}"
+            "position_offset=0 (BERT counts positions from 0; RoBERTa and XLM-R "
+            f"from 2, which BERT's classes cannot say), got {config.position_offset}"
         )
     if config.window is not None:
         problems.append(

@@ -7,6 +7,7 @@
 """
 
 __all__ = [
+    "SENTENCE_MAX_LENGTH",
     "SentenceEncoder",
     "check_encode_arguments",
     "sentence_pipeline",
@@ -71,14 +72,19 @@ def _encode_device(device: object) -> torch.device:
     return device
 
 
+# SentenceEncoder's default cut: all-MiniLM-L6-v2's sentence-transformers setting.
+SENTENCE_MAX_LENGTH = 256
+
+
 class SentenceEncoder(nn.Module):
     """Sentences in, one vector per sentence out: tokenizer, encoder, pooling.
 
     `tokenizer` is any tokenizer with encoderlib's interface
     (`encoderlib.checks.check_tokenizer`: a `WordPieceTokenizer`, a
     `PretrainedTokenizer`), `model` an `Encoder`, `max_length` the number of
-    tokens, special tokens included, a sentence is cut to (256 for
-    all-MiniLM-L6-v2: its sentence-transformers setting), `pooling` one of
+    tokens, special tokens included, a sentence is cut to (by default 256, all-
+    MiniLM-L6-v2's sentence-transformers setting, or the model's positions if
+    fewer), `pooling` one of
     `SENTENCE_POOLINGS` ("mean", "cls", "max", as in `encoderlib.pooling`) and
     `normalize` whether `encode` scales each vector to length 1 by default (a
     sentence-transformers `Normalize` module). `encode` takes a list of b str
@@ -93,8 +99,9 @@ class SentenceEncoder(nn.Module):
     `TypeError` for a tokenizer without the interface, a model
     that is not an `Encoder`, a `max_length` that is not an int, a `pooling` that
     is not a str or a `normalize` that is not a bool, and a `ValueError` for a
-    tokenizer with more tokens than the model's table, a `max_length` outside
-    [2, max_len] or an unknown pooling.
+    tokenizer with more tokens than the model's table or another padding id
+    (another model's tokenizer), a `max_length` outside [2, max_len −
+    position_offset] or an unknown pooling.
 
     Example::
 
@@ -106,7 +113,7 @@ class SentenceEncoder(nn.Module):
         self,
         tokenizer: object,
         model: Encoder,
-        max_length: int = 256,
+        max_length: int | None = None,
         pooling: str = "mean",
         normalize: bool = True,
     ) -> None:
@@ -123,10 +130,24 @@ class SentenceEncoder(nn.Module):
                 f"expected a tokenizer with at most the model's "
                 f"{model.config.vocab_size} tokens, got {tokenizer.vocab_size}"
             )
-        check_int("max_length", max_length)
-        if not 2 <= max_length <= model.config.max_len:
+        config = model.config
+        if (
+            config.pad_token_id is not None
+            and tokenizer.pad_token_id != config.pad_token_id
+        ):
             raise ValueError(
-                f"expected max_length in [2, {model.config.max_len}], got {max_length}"
+                f"expected a tokenizer whose padding id is the model's pad_token_id "
+                f"{config.pad_token_id}, got {tokenizer.pad_token_id}: is it this "
+                "model's tokenizer?"
+            )
+        usable = config.max_len - config.position_offset  # RoBERTa's start at 2
+        if max_length is None:
+            max_length = min(SENTENCE_MAX_LENGTH, usable)
+        check_int("max_length", max_length)
+        if not 2 <= max_length <= usable:
+            raise ValueError(
+                f"expected max_length in [2, {usable}] (the positions the model "
+                f"has), got {max_length}"
             )
         check_choice("pooling", pooling, SENTENCE_POOLINGS)
         check_flag("normalize", normalize)

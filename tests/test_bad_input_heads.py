@@ -114,6 +114,11 @@ ENCODER_CLASSIFIER = {
         TypeError,
         r"encoder as an encoderlib Encoder, got Linear",
     ),
+    "ch09 EncoderClassifier: a wrapper of an Encoder, such as a SentenceEncoder": (
+        lambda: EncoderClassifier(nn.ModuleDict({"model": ENCODER}), 2, "mean"),
+        TypeError,
+        r"encoder as an encoderlib Encoder, got ModuleDict: pass its \.model",
+    ),
     "ch09 EncoderClassifier: n_classes 0": (
         lambda: EncoderClassifier(ENCODER, 0, "mean"),
         ValueError,

@@ -254,11 +254,13 @@ CASES = {
             ({"window": 4}, r"expected window=None \(every BERT layer .*\), got 4"),
             (
                 {"position_offset": 2},
-                r"expected position_offset=0 \(BERT counts positions from 0\), got 2",
+                r"expected position_offset=0 \(BERT counts positions from 0; "
+                r"RoBERTa .*\), got 2",
             ),
             (
                 {"d_embed": 16},
-                r"expected d_embed=None \(BERT's embeddings are d_model .*got 16",
+                r"expected d_embed=None \(BERT's embeddings are d_model wide; "
+                r"ELECTRA.*got 16",
             ),
             (
                 {"bias": False},

@@ -132,6 +132,15 @@ CONSTRUCTOR = {
         ValueError,
         rf"expected a tokenizer with at most the model's {N} tokens, got {N + 1}",
     ),
+    "ch13 SentenceEncoder: another model's padding id": (
+        lambda: build(
+            model=Encoder(encoder().model.config.replace(pad_token_id=1)),
+            max_length=64,
+        ),
+        ValueError,
+        r"expected a tokenizer whose padding id is the model's pad_token_id 1, "
+        r"got 0: is it this model's tokenizer\?",
+    ),
     "ch13 SentenceEncoder: pooling as int": (
         lambda: build(pooling=1, max_length=64),
         TypeError,
@@ -151,13 +160,14 @@ CONSTRUCTOR = {
             TypeError,
             r"expected max_length as an int, got",
         )
-        for value in ["256", 2.5, True, None]
+        for value in ["256", 2.5, True]  # None: the default, 256 or what fits
     },
     **{
         f"ch13 SentenceEncoder: max_length {value}": (
             lambda v=value: build(max_length=v),
             ValueError,
-            rf"expected max_length in \[2, 64\], got {value}",
+            rf"expected max_length in \[2, 64\] \(the positions the model has\), "
+            rf"got {value}",
         )
         for value in [1, 0, -3, 65]
     },
