@@ -624,16 +624,16 @@ def test_default_max_lengths_are_explained_in_chapter_2():
     # sentence-transformers setting (chapter 2 says why they differ).
     import inspect
 
-    from encoderlib.pretrained import SentenceEncoder
+    from encoderlib.sentence import SENTENCE_MAX_LENGTH
 
     call = inspect.signature(WordPieceTokenizer.__call__).parameters
-    encoder = inspect.signature(SentenceEncoder).parameters
     config = json.loads((MODEL_DIR / "config.json").read_text(encoding="utf-8"))
     settings = json.loads(
         (MODEL_DIR / "sentence_bert_config.json").read_text(encoding="utf-8")
     )
     assert call["max_length"].default == config["max_position_embeddings"] == 512
-    assert encoder["max_length"].default == settings["max_seq_length"] == 256
+    # SentenceEncoder's default cut (or the model's positions, if fewer).
+    assert SENTENCE_MAX_LENGTH == settings["max_seq_length"] == 256
 
 
 def test_tokenize_dataset_uses_encode_pair(ours, reference):
