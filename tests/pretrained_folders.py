@@ -154,8 +154,7 @@ def model_folder(
         max_shard_size="20kB" if sharded else "10GB",
     )
     if tokenizer:
-        for item in tokenizer_folder(family).iterdir():
-            shutil.copy(item, path / item.name)
+        shutil.copytree(tokenizer_folder(family), path, dirs_exist_ok=True)
     return path
 
 
@@ -163,8 +162,7 @@ def model_folder(
 def bert_vocab_folder() -> Path:
     """A BERT folder whose tokenizer is vocab.txt + tokenizer_config.json only."""
     path = _new_folder("bert-vocab-only")
-    for item in model_folder("bert").iterdir():
-        shutil.copy(item, path / item.name)
+    shutil.copytree(model_folder("bert"), path, dirs_exist_ok=True)
     (path / "tokenizer.json").unlink()
     vocab = hf_tokenizer("bert").get_vocab()
     tokens = sorted(vocab, key=vocab.get)
@@ -176,8 +174,7 @@ def bert_vocab_folder() -> Path:
 def slow_tokenizer_folder() -> Path:
     """A RoBERTa folder with vocab.json and merges.txt but no tokenizer.json."""
     path = _new_folder("roberta-slow-files")
-    for item in model_folder("roberta").iterdir():
-        shutil.copy(item, path / item.name)
+    shutil.copytree(model_folder("roberta"), path, dirs_exist_ok=True)
     (path / "tokenizer.json").unlink()
     (path / "vocab.json").write_text("{}", encoding="utf-8")
     (path / "merges.txt").write_text("#version: 0.2\n", encoding="utf-8")
