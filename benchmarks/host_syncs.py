@@ -84,9 +84,20 @@ def batch(device: torch.device, padded: bool, length: int = 48):
     return ids.to(device), mask.to(device)
 
 
-def encode_path(ours: Encoder, ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    """What `SentenceEncoder.encode` does after tokenizing: forward, pool, to host."""
-    return F.normalize(mean_pool(ours(ids, mask), mask), dim=-1).cpu()
+def encode_path(
+    ours: Encoder,
+    ids: torch.Tensor,
+    mask: torch.Tensor,
+    host_mask: torch.Tensor | None = None,
+) -> torch.Tensor:
+    """What `SentenceEncoder.encode` does after tokenizing: forward, pool, to host.
+
+    `encode` hands the model the mask as the tokenizer made it, on the CPU
+    (`host_mask`), so that the model can pack the batch without a wait; it
+    pools with the copy on the model's device (`mask`).
+    """
+    hidden = ours(ids, mask if host_mask is None else host_mask)
+    return F.normalize(mean_pool(hidden, mask), dim=-1).cpu()
 
 
 def count(call, on_cuda: bool) -> int:
@@ -134,7 +145,10 @@ def main() -> None:
             with torch.inference_mode(), warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 forward = count(partial(ours, ids, mask), on_cuda)
-                encode = count(partial(encode_path, ours, ids, mask), on_cuda)
+                host_mask = batch(torch.device("cpu"), padded)[1]
+                encode = count(
+                    partial(encode_path, ours, ids, mask, host_mask), on_cuda
+                )
                 hf = count(partial(theirs, input_ids=ids, attention_mask=mask), on_cuda)
             label = "padded" if padded else "no padding"
             print(f"| {name} | {label} | {forward} | {encode} | {hf} |")

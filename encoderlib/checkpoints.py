@@ -15,6 +15,8 @@ __all__ = [
     "load_bert_weights",
     "load_pretrained_weights",
     "read_weights",
+    "MODERNBERT_LAYER_NAMES",
+    "MODERNBERT_OTHER_NAMES",
     "load_modernbert_weights",
 ]
 
@@ -497,9 +499,10 @@ def read_weights(folder: str | Path) -> dict[str, Tensor]:
     return tensors
 
 
-# ModernBERT's names → ours. Per layer, after "layers.{i}."; the entries with a
-# tuple split the checkpoint's matrix along its first axis, in that order.
-_MODERNBERT_LAYER_NAMES = {
+# ModernBERT's names → ours (public: `formats` writes ModernBERT folders with
+# them). Per layer, after "layers.{i}."; the entries with a tuple split the
+# checkpoint's matrix along its first axis, in that order.
+MODERNBERT_LAYER_NAMES = {
     "attn_norm": ("norm1",),
     "attn.Wqkv": ("attn.q_proj", "attn.k_proj", "attn.v_proj"),
     "attn.Wo": ("attn.out_proj",),
@@ -507,7 +510,7 @@ _MODERNBERT_LAYER_NAMES = {
     "mlp.Wi": ("ffn.gate", "ffn.fc1"),  # GELU acts on the first half
     "mlp.Wo": ("ffn.fc2",),
 }
-_MODERNBERT_OTHER_NAMES = {
+MODERNBERT_OTHER_NAMES = {
     "embeddings.tok_embeddings": ("embeddings.token_embeddings",),
     "embeddings.norm": ("embeddings.norm",),
     "final_norm": ("final_norm",),
@@ -521,11 +524,11 @@ def _modernbert_targets(key: str) -> tuple[str, ...] | None:
     module, _, leaf = key.rpartition(".")
     if leaf not in ("weight", "bias"):
         return None
-    if module in _MODERNBERT_OTHER_NAMES:
-        return tuple(f"{name}.{leaf}" for name in _MODERNBERT_OTHER_NAMES[module])
+    if module in MODERNBERT_OTHER_NAMES:
+        return tuple(f"{name}.{leaf}" for name in MODERNBERT_OTHER_NAMES[module])
     parts = module.split(".", 2)
     if len(parts) == 3 and parts[0] == "layers" and parts[1].isdigit():
-        names = _MODERNBERT_LAYER_NAMES.get(parts[2])
+        names = MODERNBERT_LAYER_NAMES.get(parts[2])
         if names is not None:
             return tuple(f"layers.{parts[1]}.{name}.{leaf}" for name in names)
     return None

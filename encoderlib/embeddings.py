@@ -509,11 +509,13 @@ class RotaryEmbedding(nn.Module):
     RoFormer and GPT-J do; `interleaved=False` (the default) pairs m with
     m + d_head / 2, "rotate half", as GPT-NeoX, LLaMA and ModernBERT do. Weights
     trained with one convention are wrong under the other. `forward(q, k)` takes
-    (..., n, d_head) tensors (positions 0 .. n - 1) and returns both rotated; it
-    is a `qk_transform` for `MultiHeadAttention`. The angles are computed in
-    float32 and the result has q's dtype. Raises TypeError for non-int d_head,
+    (..., n, d_head) tensors (positions 0 .. n - 1, or `positions` (n,), as
+    chapter 8's packed path passes them) and returns both rotated; it is a
+    `qk_transform` for `MultiHeadAttention`. The angles are computed in float32
+    and the result has q's dtype. Raises TypeError for non-int d_head,
     non-float theta, non-bool interleaved or non-tensor q, k; ValueError for an
-    odd d_head, theta <= 1, or q, k whose last axis is not d_head.
+    odd d_head, theta <= 1, q, k whose last axis is not d_head, or positions
+    that are not one per row.
 
     Example::
 
@@ -543,23 +545,39 @@ class RotaryEmbedding(nn.Module):
         positions = torch.arange(n, device=self.inv_freq.device, dtype=torch.float32)
         return rearrange(positions, "p -> p 1") * self.inv_freq
 
-    def rotate(self, x: Tensor) -> Tensor:
-        """x (..., n, d_head) with the pair of features m at position p rotated."""
+    def rotate(self, x: Tensor, positions: Tensor | None = None) -> Tensor:
+        """x (..., n, d_head) with the pair of features m at position p rotated.
+
+        The positions are 0 .. n - 1, or `positions` (n,) when given.
+        """
         check_floating("x", x)
         if x.dim() < 2 or x.shape[-1] != self.d_head:
             raise ValueError(
                 f"expected shape (..., n, d_head={self.d_head}), got {tuple(x.shape)}"
             )
-        angles = self.angles(x.shape[-2])
+        if positions is None:
+            angles = self.angles(x.shape[-2])
+        elif positions.shape != x.shape[-2:-1]:
+            raise ValueError(
+                f"expected positions of shape ({x.shape[-2]},), one per row of x, "
+                f"got {tuple(positions.shape)}"
+            )
+        else:
+            angles = rearrange(positions.float(), "p -> p 1") * self.inv_freq
         cos, sin = angles.cos().to(x.dtype), angles.sin().to(x.dtype)
         pairs = "(m two)" if self.interleaved else "(two m)"  # the one difference
         first, second = rearrange(x, f"... n {pairs} -> two ... n m", two=2)
         rotated = torch.stack((first * cos - second * sin, first * sin + second * cos))
         return rearrange(rotated, f"two ... n m -> ... n {pairs}")
 
-    def forward(self, q: Tensor, k: Tensor) -> tuple[Tensor, Tensor]:
+    # Chapter 8's packed path may pass each token's place in its own sentence.
+    takes_positions = True
+
+    def forward(
+        self, q: Tensor, k: Tensor, positions: Tensor | None = None
+    ) -> tuple[Tensor, Tensor]:
         """Queries and keys (..., n, d_head), both rotated; see the class."""
-        return self.rotate(q), self.rotate(k)
+        return self.rotate(q, positions), self.rotate(k, positions)
 
     def extra_repr(self) -> str:
         """The settings shown by print(module): d_head, theta and the pairing."""

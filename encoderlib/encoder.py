@@ -31,7 +31,7 @@ from encoderlib.embeddings import (
     T5RelativePositionBias,
 )
 from encoderlib.layers import EncoderLayer, LayerNorm
-from encoderlib.packing import run_packed
+from encoderlib.packing import run_packed, window_bias
 
 
 class _EncoderOutputFields(NamedTuple):
@@ -240,24 +240,34 @@ class Encoder(nn.Module):
         if self.embedding_projection is not None:  # ELECTRA: d_embed → d_model
             x = self.embedding_projection(x)
         mask = as_bool_mask("attention_mask", attention_mask, tuple(input_ids.shape))
-        mask = None if mask is None else mask.to(x.device)
-        biases = self._score_biases(x)  # one per layer: relative positions, window
         states, attentions = [x], []
-        # Packing reads the mask (which tokens are real): free on the CPU, a wait
-        # for the device on a GPU, where the padded path below needs no read.
+        # Packing reads the mask (which tokens are real): free while the mask is
+        # on the CPU, even for a model on a GPU (encode keeps it there); a mask
+        # already on a GPU takes the padded path below, which reads nothing. On
+        # the CPU, packing pays only with padding; on a GPU it also saves the
+        # padded path's masking kernels, so it runs there for any batch.
         if (
             mask is not None
             and not output_attentions
             and reads_values(mask)
-            and not bool(mask.all())
+            and not (reads_values(x) and bool(mask.all()))
             # The packed path computes MultiHeadAttention itself; chapter 16's
             # local and low-rank attentions run on the padded path.
             and all(type(layer.attn) is MultiHeadAttention for layer in self.layers)
         ):
+            shared = [self._shared_bias(x)] * self.config.n_layers
             x, states = run_packed(
-                self.layers, x, mask, biases, self.final_norm, output_hidden_states
+                self.layers,
+                x,
+                mask,
+                shared,
+                self.final_norm,
+                output_hidden_states,
+                windows=self._windows(),
             )
         else:
+            mask = None if mask is None else mask.to(x.device)
+            biases = self._score_biases(x)  # one per layer: positions, window
             for layer, bias in zip(self.layers, biases, strict=True):
                 if output_attentions:
                     x, weights = layer(x, mask, return_weights=True, score_bias=bias)
@@ -294,18 +304,28 @@ class Encoder(nn.Module):
         positions = torch.arange(offset, offset + n, device=input_ids.device)
         return rearrange(positions, "n -> 1 n")
 
+    def _shared_bias(self, x: Tensor) -> Tensor | None:
+        # The T5 or ALiBi bias (h, n, n) that every layer adds, or None.
+        if self.position_bias is None:
+            return None
+        shared = self.position_bias(x.shape[1])
+        return None if shared is None else shared.to(x.dtype)
+
+    def _windows(self) -> list[int | None]:
+        # Each layer's local window (ModernBERT's local layers), None if global.
+        c = self.config
+        if c.window is None:
+            return [None] * c.n_layers
+        return [c.window if c.layer_is_local(i) else None for i in range(c.n_layers)]
+
     def _score_biases(self, x: Tensor) -> list[Tensor | None]:
         # Each layer's additive attention bias (h or 1, n, n) or None: the shared
         # T5 or ALiBi bias, plus -inf outside the window in local layers.
         n, config = x.shape[1], self.config
-        shared = None if self.position_bias is None else self.position_bias(n)
-        shared = None if shared is None else shared.to(x.dtype)
+        shared = self._shared_bias(x)
         band = None
         if config.window is not None:
-            positions = torch.arange(n, device=x.device)
-            distance = (rearrange(positions, "i -> i 1") - positions).abs()
-            band = torch.zeros(1, n, n, dtype=x.dtype, device=x.device)
-            band = band.masked_fill(distance > config.window, float("-inf"))
+            band = window_bias(n, config.window, x.device, x.dtype)
         biases = []
         for i in range(config.n_layers):
             local = band if config.layer_is_local(i) else None

@@ -6,9 +6,17 @@
 - 8. The stack (chapters/08_the_stack.ipynb)
 """
 
-__all__ = ["run_packed"]
+__all__ = [
+    "PackingPlan",
+    "plan_packing",
+    "window_bias",
+    "run_packed",
+    "varlen_attention",
+]
 
 from collections.abc import Sequence
+from functools import cache
+from typing import NamedTuple
 
 import torch
 import torch.nn.functional as F
@@ -20,10 +28,72 @@ from encoderlib.checks import (
     as_bool_mask,
     check_flag,
     check_floating,
+    check_int,
     check_shape,
+    check_tensor,
     reads_values,
 )
 from encoderlib.layers import EncoderLayer
+
+
+class PackingPlan(NamedTuple):
+    """Where the real tokens of a padded (b, n) batch are: read once, on the host.
+
+    `index` (t,) holds each real token's place in the flattened (b·n) batch,
+    `cu_seqlens` (b + 1,) the running count of real tokens (int32: sentence i
+    is rows cu_seqlens[i] to cu_seqlens[i + 1] of the packed strip) and
+    `positions` (t,) each token's place in its sentence; with `mask`, the
+    (b, n) boolean mask, they live on the model's device. `lengths` holds the
+    real tokens of each sentence as Python ints, read while the mask was on
+    the CPU, so that no kernel launch needs to wait for a GPU result.
+    """
+
+    index: Tensor
+    cu_seqlens: Tensor
+    positions: Tensor
+    lengths: list[int]
+    mask: Tensor
+
+
+def plan_packing(mask: Tensor, device: torch.device) -> PackingPlan:
+    """The `PackingPlan` of a boolean (b, n) mask, its tensors sent to `device`.
+
+    Everything is computed where the mask is; a mask on the CPU (where `encode`
+    and the collators make it) costs the GPU no wait, since the copies to
+    `device` are asynchronous and nothing is read back. A mask on a GPU is
+    copied to the host first: one wait. Raises TypeError for a mask that is
+    not a bool tensor, ValueError for one that is not (b, n).
+    """
+    check_tensor("mask", mask)
+    if mask.dtype != torch.bool:
+        raise TypeError(f"expected mask as a bool tensor, got dtype {mask.dtype}")
+    check_shape("mask", mask, (None, None), "b n")
+    if not reads_values(mask):
+        mask = mask.cpu()  # the one wait; Encoder avoids it (see forward)
+    b, n = mask.shape
+    lengths = mask.sum(dim=1)
+    index = mask.flatten().nonzero().squeeze(1)  # real tokens of (b·n)
+    positions = torch.arange(n).expand(b, n)[mask]
+    cu_seqlens = F.pad(lengths.cumsum(0), (1, 0)).to(torch.int32)
+    moved = (t.to(device, non_blocking=True) for t in (index, cu_seqlens, positions))
+    return PackingPlan(*moved, lengths.tolist(), mask.to(device, non_blocking=True))
+
+
+def window_bias(
+    n: int, window: int, device: torch.device, dtype: torch.dtype
+) -> Tensor:
+    """A (1, n, n) score bias: 0 where abs(i - j) <= window, -inf elsewhere.
+
+    A local layer's attention pattern (ModernBERT's sliding window, chapter 17)
+    as something to add to the scores, for the kernels that take a bias.
+    Raises TypeError or ValueError for n or window that are not ints >= 0.
+    """
+    check_int("n", n, 0)
+    check_int("window", window, 0)
+    positions = torch.arange(n, device=device)
+    distance = (rearrange(positions, "i -> i 1") - positions).abs()
+    band = torch.zeros(1, n, n, dtype=dtype, device=device)
+    return band.masked_fill(distance > window, float("-inf"))
 
 
 def run_packed(
@@ -33,43 +103,45 @@ def run_packed(
     score_biases: Sequence[Tensor | None],
     final_norm: nn.Module | None = None,
     keep_states: bool = False,
+    windows: Sequence[int | None] | None = None,
 ) -> tuple[Tensor, list[Tensor]]:
     """Run a stack of `EncoderLayer`s on the real tokens of a padded batch only.
 
     x (b, n, d) is the stack's input (the embeddings), `mask` the (b, n) mask
     (True or 1 = real token), `score_biases` one attention bias (or None) per
-    layer and `final_norm` the norm after the stack (None: none). The real
-    tokens are gathered into one strip (t, d); the norms, projections and
-    feed-forward networks run on it alone, and only the attention core sees
-    sentences (`_packed_attention`). Returns the output (b, n, d), zeros at
-    padding, and the hidden states: x with zeros at padding, then, with
-    `keep_states`, every layer's output. This is `Encoder.forward` on a padded
-    CPU batch. Finding the real tokens reads the mask on the host: on a GPU one
-    wait, so `Encoder` runs a GPU batch padded instead. Raises TypeError for x
-    that is not a float tensor, a mask that is not bool or 0/1, or a non-bool
+    layer, `final_norm` the norm after the stack (None: none) and `windows`
+    each layer's local window (None: global; abs(i - j) <= window otherwise).
+    The real tokens are gathered into one strip (t, d) (`plan_packing`); the
+    norms, projections and feed-forward networks run on it alone, and only
+    the attention core sees sentences (`_packed_attention`). Returns the
+    output (b, n, d), zeros at padding, and the hidden states: x with zeros at
+    padding, then, with `keep_states`, every layer's output. This is
+    `Encoder.forward` when the mask is on the CPU. Raises TypeError for x that
+    is not a float tensor, a mask that is not bool or 0/1, or a non-bool
     keep_states; ValueError for x not (b, n, d), a mask of another shape, or
-    not one bias per layer.
+    not one bias and one window per layer.
     """
     check_floating("x", x)
     check_shape("x", x, (None, None, None), "b n d")
     mask = as_bool_mask("mask", mask, tuple(x.shape[:2]), "x's first two axes")
     check_flag("keep_states", keep_states)
-    if len(score_biases) != len(layers):
+    windows = [None] * len(layers) if windows is None else list(windows)
+    if not len(score_biases) == len(windows) == len(layers):
         raise ValueError(
-            f"expected one score bias (or None) per layer, {len(layers)}, "
-            f"got {len(score_biases)}"
+            f"expected one score bias and one window (or None) per layer, "
+            f"{len(layers)}, got {len(score_biases)} and {len(windows)}"
         )
-    mask = mask.to(x.device)
-    index = mask.flatten().nonzero().squeeze(1)  # real tokens of (b·n)
-    packed = rearrange(x, "b n d -> (b n) d").index_select(0, index)
+    plan = plan_packing(mask, x.device)
+    packed = rearrange(x, "b n d -> (b n) d").index_select(0, plan.index)
 
     def unpack(t: Tensor) -> Tensor:
-        flat = t.new_zeros(mask.numel(), t.shape[-1]).index_copy(0, index, t)
+        flat = t.new_zeros(plan.mask.numel(), t.shape[-1])
+        flat = flat.index_copy(0, plan.index, t)
         return rearrange(flat, "(b n) d -> b n d", b=mask.shape[0])
 
-    states = [x.masked_fill(~mask[..., None], 0.0)]
-    for layer, bias in zip(layers, score_biases, strict=True):
-        packed = _packed_layer(layer, packed, index, mask, bias)
+    states = [x.masked_fill(~plan.mask[..., None], 0.0)]
+    for layer, bias, window in zip(layers, score_biases, windows, strict=True):
+        packed = _packed_layer(layer, packed, plan, bias, window)
         if keep_states:
             states.append(unpack(packed))
     if final_norm is not None:
@@ -77,45 +149,130 @@ def run_packed(
     return unpack(packed), states
 
 
+@cache
+def _has_flash(device: torch.device) -> bool:
+    # FlashAttention's kernels need an Ampere or newer GPU (compute capability 8).
+    return torch.cuda.get_device_capability(device) >= (8, 0)
+
+
+def varlen_attention(
+    q: Tensor,
+    k: Tensor,
+    v: Tensor,
+    cu_seqlens: Tensor,
+    max_len: int,
+    window: int | None = None,
+    dropout_p: float = 0.0,
+) -> Tensor:
+    """Attention over packed sentences on a CUDA GPU: one kernel, no padding.
+
+    q, k, v are (t, h, e), the real tokens of a batch sentence after sentence;
+    `cu_seqlens` (b + 1,) int32 marks where each sentence starts and `max_len`
+    is the longest. Each query attends to the keys of its own sentence (within
+    `window` of it, when set). Half precision on an Ampere or newer GPU runs
+    FlashAttention's variable-length kernel (Dao, 2023, arXiv:2307.08691);
+    float32, and older GPUs, the memory-efficient kernel, which reads the same
+    `cu_seqlens` (Rabe and Staats, 2021, arXiv:2112.05682). Both are the
+    kernels behind `F.scaled_dot_product_attention`, called with the sentence
+    boundaries it has no argument for. Returns (t, h, e). Raises TypeError for
+    q, k, v that are not tensors or cu_seqlens that is not int32, ValueError
+    for tensors off the GPU or q, k, v not (t, h, e) alike; shapes only, so
+    nothing waits (`_varlen_ready` says when the packed path calls it).
+    """
+    for name, t in (("q", q), ("k", k), ("v", v), ("cu_seqlens", cu_seqlens)):
+        check_tensor(name, t)
+        if not t.is_cuda:
+            raise ValueError(f"expected {name} on a CUDA GPU, got it on {t.device}")
+    if q.dim() != 3 or k.shape != q.shape or v.shape != q.shape:
+        shapes = [tuple(t.shape) for t in (q, k, v)]
+        raise ValueError(f"expected q, k, v of one shape (t, h, e), got {shapes}")
+    if cu_seqlens.dtype != torch.int32:
+        raise TypeError(f"expected cu_seqlens as int32, got {cu_seqlens.dtype}")
+    if q.dtype != torch.float32 and _has_flash(q.device):
+        side = -1 if window is None else window
+        return torch.ops.aten._flash_attention_forward(
+            q, k, v, cu_seqlens, cu_seqlens, max_len, max_len, dropout_p,
+            False, False, window_size_left=side, window_size_right=side,
+        )[0]  # fmt: skip
+    context = torch.ops.aten._efficient_attention_forward(
+        q[None], k[None], v[None], None, cu_seqlens, cu_seqlens, max_len, max_len,
+        dropout_p, 0, q.requires_grad,
+    )[0]  # fmt: skip
+    return context[0]
+
+
+def _varlen_ready(
+    attn: MultiHeadAttention, qkv: Tensor, score_bias: Tensor | None, window: int | None
+) -> bool:
+    # Whether varlen_attention computes this layer's core: on CUDA, no bias on
+    # the scores, a position transform that takes packed positions (RoPE), a
+    # head size the kernels take, and a window only where FlashAttention runs.
+    transform = attn.qk_transform
+    return (
+        qkv.is_cuda
+        and score_bias is None
+        and (transform is None or getattr(transform, "takes_positions", False))
+        and attn.d_head % 8 == 0
+        and attn.d_head <= 256
+        and (window is None or (qkv.dtype != torch.float32 and _has_flash(qkv.device)))
+    )
+
+
 def _packed_attention(
     attn: MultiHeadAttention,
     x: Tensor,
-    index: Tensor,
-    mask: Tensor,
+    plan: PackingPlan,
     score_bias: Tensor | None = None,
+    window: int | None = None,
 ) -> Tensor:
     """Self-attention for packed tokens x (t, d) of a padded (b, n) batch.
 
-    Only the attention core needs the (b, h, n, n) layout; the projections run on
-    the t real tokens alone. `index` holds each real token's place in the
-    flattened (b·n) batch, `mask` is the (b, n) boolean mask and `score_bias`
-    an optional bias on the scores (chapter 17), broadcastable to (b, h, n, n).
-    On the CPU, without a score bias or a `qk_transform`, the core runs
-    sentence by sentence on the packed rows instead (`_attention_by_length`).
+    The projections run on the t real tokens alone; only the core needs
+    sentences. On a GPU, `varlen_attention` computes it on the packed rows;
+    without a score bias, window or `qk_transform`, fused attention runs once
+    per block of neighbouring sentences of equal length
+    (`_attention_by_length`); otherwise the core alone is padded back to
+    (b, h, n, e) and masked. `score_bias` is an optional bias on the scores
+    (chapter 17), broadcastable to (b, h, n, n); `window` a local window.
     """
-    b, n = mask.shape
     weight = torch.cat([attn.q_proj.weight, attn.k_proj.weight, attn.v_proj.weight])
     bias = attn.q_proj.bias
     if bias is not None:
         bias = torch.cat([bias, attn.k_proj.bias, attn.v_proj.bias])
     qkv = F.linear(x, weight, bias)  # (t, 3d): one matrix product for q, k and v
     dropout_p = attn.dropout if attn.training else 0.0
-    if reads_values(mask) and score_bias is None and attn.qk_transform is None:
-        context = _attention_by_length(qkv, mask, attn.n_heads, dropout_p)
+    if _varlen_ready(attn, qkv, score_bias, window) and max(plan.lengths, default=0):
+        q, k, v = rearrange(
+            qkv, "t (three h e) -> three t h e", three=3, h=attn.n_heads
+        )
+        if attn.qk_transform is not None:  # RoPE, at each token's own position
+            q, k = (rearrange(z, "t h e -> h t e") for z in (q, k))
+            q, k = attn.qk_transform(q, k, positions=plan.positions)
+            q, k = (rearrange(z, "h t e -> t h e").contiguous() for z in (q, k))
+        context = varlen_attention(
+            q, k, v, plan.cu_seqlens, max(plan.lengths), window, dropout_p
+        )
+        return attn.out_proj(rearrange(context, "t h e -> t (h e)"))
+    if score_bias is None and window is None and attn.qk_transform is None:
+        context = _attention_by_length(qkv, plan.lengths, attn.n_heads, dropout_p)
         return attn.out_proj(context)  # (t, d)
-    padded = qkv.new_zeros(b * n, qkv.shape[-1]).index_copy(0, index, qkv)
+    b, n = plan.mask.shape
+    padded = qkv.new_zeros(b * n, qkv.shape[-1]).index_copy(0, plan.index, qkv)
     q, k, v = rearrange(
         padded, "(b n) (three h e) -> three b h n e", b=b, three=3, h=attn.n_heads
     )
     q, k = attn.transform_qk(q, k)  # the module's hook (chapter 5), here too
-    key_mask = rearrange(mask, "b j -> b 1 1 j")
+    if window is not None:
+        band = window_bias(n, window, x.device, x.dtype)
+        score_bias = band if score_bias is None else score_bias + band
+    key_mask = rearrange(plan.mask, "b j -> b 1 1 j")
     context = fused_attention(q, k, v, key_mask, dropout_p, score_bias)
-    context = rearrange(context, "b h n e -> (b n) (h e)").index_select(0, index)
+    context = rearrange(context, "b h n e -> (b n) (h e)").index_select(0, plan.index)
     return attn.out_proj(context)  # (t, d)
 
 
 def _attention_by_length(
-    qkv: Tensor, mask: Tensor, n_heads: int, dropout_p: float
+    qkv: Tensor, lengths: list[int], n_heads: int, dropout_p: float
 ) -> Tensor:
     """The attention core on packed q, k, v (t, 3d), with no padding and no mask.
 
@@ -124,13 +281,18 @@ def _attention_by_length(
     that reshapes to (b', h, n', e): fused attention on it needs no mask and
     computes no padded score. A batch sorted by length (as `encode` sorts it)
     has one block per distinct length. Without a position-dependent score bias
-    the core does not depend on where the padding was. Returns the context
-    (t, d). CPU only: `tolist()` would make a GPU wait for its results.
+    the core does not depend on where the padding was. `lengths` are the
+    sentences' real tokens, known on the host. Returns the context (t, d).
     """
-    lengths, counts = torch.unique_consecutive(mask.sum(dim=1), return_counts=True)
+    blocks: list[list[int]] = []  # [length, sentences] of each block
+    for n in lengths:
+        if blocks and blocks[-1][0] == n:
+            blocks[-1][1] += 1
+        else:
+            blocks.append([n, 1])
     contexts = [qkv.new_zeros(0, qkv.shape[-1] // 3)]  # for t = 0
-    rows_per_block = (lengths * counts).tolist()
-    for rows, n in zip(qkv.split(rows_per_block), lengths.tolist(), strict=True):
+    rows_per_block = [n * count for n, count in blocks]
+    for rows, (n, _) in zip(qkv.split(rows_per_block), blocks, strict=True):
         if n == 0:  # sentences of padding alone have no rows
             continue
         q, k, v = rearrange(
@@ -144,17 +306,17 @@ def _attention_by_length(
 def _packed_layer(
     layer: EncoderLayer,
     x: Tensor,
-    index: Tensor,
-    mask: Tensor,
+    plan: PackingPlan,
     score_bias: Tensor | None = None,
+    window: int | None = None,
 ) -> Tensor:
     """`EncoderLayer.forward` on packed tokens: the same sublayers, no padding."""
     if layer.norm_first:
         attended = _packed_attention(
-            layer.attn, layer.norm1(x), index, mask, score_bias
+            layer.attn, layer.norm1(x), plan, score_bias, window
         )
         x = x + layer.dropout1(attended)
         return x + layer.dropout2(layer.ffn(layer.norm2(x)))
-    attended = _packed_attention(layer.attn, x, index, mask, score_bias)
+    attended = _packed_attention(layer.attn, x, plan, score_bias, window)
     x = layer.norm1(x + layer.dropout1(attended))
     return layer.norm2(x + layer.dropout2(layer.ffn(x)))

@@ -366,7 +366,7 @@ def test_gpu_speed_batches_are_fixed_sorted_and_in_bounds():
     first = gpu_speed.make_batches(row, torch.device("cpu"))
     again = gpu_speed.make_batches(row, torch.device("cpu"))
     assert all(torch.equal(a[0], b[0]) for a, b in zip(first, again, strict=True))
-    lengths = [int(n) for _, mask in first for n in mask.sum(1)]
+    lengths = [int(n) for _, mask, _ in first for n in mask.sum(1)]
     assert lengths == sorted(lengths, reverse=True)
     assert all(30 <= n <= 128 for n in lengths)
 
