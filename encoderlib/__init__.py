@@ -23,6 +23,7 @@ from . import (
     embeddings,
     encoder,
     evaluation,
+    formats,
     heads,
     layers,
     loading,
@@ -56,6 +57,8 @@ from .attention import (
 )
 from .autoload import Pretrained, from_pretrained
 from .checkpoints import (
+    MODERNBERT_LAYER_NAMES,
+    MODERNBERT_OTHER_NAMES,
     LoadReport,
     bert_parameter_names,
     load_bert_weights,
@@ -104,7 +107,14 @@ from .embeddings import (
 )
 from .encoder import Encoder, EncoderOutput, bert_init
 from .evaluation import PREDICT_OUTPUTS, classification_metrics, evaluate, predict
-from .heads import ClassificationHead, EncoderClassifier, MaskedLMHead, register_holder
+from .formats import HF_FORMATS, HFFormat, choose_format, hf_model_files
+from .heads import (
+    HEAD_STYLES,
+    ClassificationHead,
+    EncoderClassifier,
+    MaskedLMHead,
+    register_holder,
+)
 from .layers import ACTIVATIONS, EncoderLayer, FeedForward, LayerNorm
 from .loading import (
     TEXT_CLASSIFICATION_DATASETS,
@@ -123,7 +133,13 @@ from .mlm import (
 )
 from .normalization import bert_normalize, bert_pre_tokenize
 from .optim import learning_rate_factor, parameter_groups
-from .packing import run_packed
+from .packing import (
+    PackingPlan,
+    plan_packing,
+    run_packed,
+    varlen_attention,
+    window_bias,
+)
 from .pooling import POOLINGS, AttentionPool, cls_pool, max_pool, mean_pool
 from .pretrained_tokenizer import PretrainedTokenizer
 from .progress import TrainingHistory, progress_bar
@@ -174,6 +190,7 @@ __all__ = [
     "embeddings",
     "encoder",
     "evaluation",
+    "formats",
     "heads",
     "layers",
     "loading",
@@ -209,6 +226,8 @@ __all__ = [
     "load_bert_weights",
     "load_pretrained_weights",
     "read_weights",
+    "MODERNBERT_LAYER_NAMES",
+    "MODERNBERT_OTHER_NAMES",
     "load_modernbert_weights",
     "POSITIONAL_SCHEMES",
     "EncoderConfig",
@@ -252,6 +271,11 @@ __all__ = [
     "predict",
     "classification_metrics",
     "evaluate",
+    "HFFormat",
+    "HF_FORMATS",
+    "choose_format",
+    "hf_model_files",
+    "HEAD_STYLES",
     "ClassificationHead",
     "register_holder",
     "EncoderClassifier",
@@ -275,7 +299,11 @@ __all__ = [
     "bert_pre_tokenize",
     "parameter_groups",
     "learning_rate_factor",
+    "PackingPlan",
+    "plan_packing",
+    "window_bias",
     "run_packed",
+    "varlen_attention",
     "cls_pool",
     "mean_pool",
     "max_pool",

@@ -6,7 +6,13 @@
 - 9. Pooling and heads (chapters/09_pooling_and_heads.ipynb)
 """
 
-__all__ = ["ClassificationHead", "register_holder", "EncoderClassifier", "MaskedLMHead"]
+__all__ = [
+    "HEAD_STYLES",
+    "ClassificationHead",
+    "register_holder",
+    "EncoderClassifier",
+    "MaskedLMHead",
+]
 
 import functools
 import warnings
@@ -31,21 +37,32 @@ from encoderlib.encoder import Encoder, bert_init
 from encoderlib.layers import LayerNorm
 from encoderlib.pooling import POOLINGS
 
+# What each family's classifier does after its dense layer: an activation, and
+# for ModernBERT a LayerNorm (with the encoder's eps and bias setting).
+HEAD_STYLES = {
+    "bert": (torch.tanh, False),  # BERT's pooler; RoBERTa's and XLM-R's heads too
+    "electra": (F.gelu, False),
+    "modernbert": (F.gelu, True),
+}
+
 
 class ClassificationHead(nn.Module):
     """Pooled vectors (b, d) → class scores (b, n_classes), BERT's way.
 
     With `hidden_layer=True` (the default) it is BERT's sequence classifier: a
     dense layer with tanh (the transform of BERT's pooler), dropout, then the
-    linear `classifier` (Devlin et al., 2018, arXiv:1810.04805). With
-    `hidden_layer=False`, `dense` is None and the head is dropout + linear, as
-    for probing frozen features. Weights start as BERT's: normal(0, 0.02),
-    biases 0. `forward(pooled)` takes (b, d) with d = d_model and returns logits
-    (b, n_classes); apply softmax or cross-entropy outside. Raises TypeError for
-    sizes, dropout or hidden_layer of the wrong type and for pooled that is not
-    a floating-point tensor of the head's dtype; ValueError for sizes below 1,
-    dropout outside [0, 1), and pooled not (b, d_model): token vectors
-    (b, n, d_model) are refused, pool them first.
+    linear `classifier` (Devlin et al., 2018, arXiv:1810.04805). `style` names
+    another family's hidden layer (`HEAD_STYLES`): "electra" uses GELU,
+    "modernbert" GELU then a LayerNorm (`norm`, with `eps` and `bias`, which
+    also sets the dense layer's bias). With `hidden_layer=False`, `dense` is
+    None and the head is dropout + linear, as for probing frozen features.
+    Weights start as BERT's: normal(0, 0.02), biases 0. `forward(pooled)` takes
+    (b, d) with d = d_model and returns logits (b, n_classes); apply softmax or
+    cross-entropy outside. Raises TypeError for sizes, dropout, hidden_layer or
+    style of the wrong type and for pooled that is not a floating-point tensor
+    of the head's dtype; ValueError for sizes below 1, dropout outside [0, 1),
+    an unknown style, and pooled not (b, d_model): token vectors (b, n,
+    d_model) are refused, pool them first.
 
     Example::
 
@@ -60,6 +77,9 @@ class ClassificationHead(nn.Module):
         n_classes: int,
         dropout: float = 0.1,
         hidden_layer: bool = True,
+        style: str = "bert",
+        eps: float = 1e-5,
+        bias: bool = True,
     ) -> None:
         """A head from width `d_model` to `n_classes` scores, with or without `dense`.
 
@@ -70,8 +90,12 @@ class ClassificationHead(nn.Module):
         check_positive_int("n_classes", n_classes)
         check_rate("dropout", dropout)
         check_flag("hidden_layer", hidden_layer)
-        self.d_model, self.n_classes = d_model, n_classes
-        self.dense = nn.Linear(d_model, d_model) if hidden_layer else None
+        check_choice("style", style, tuple(HEAD_STYLES))
+        self.d_model, self.n_classes, self.style = d_model, n_classes, style
+        with_norm = hidden_layer and HEAD_STYLES[style][1]
+        bias = bias if with_norm else True
+        self.dense = nn.Linear(d_model, d_model, bias=bias) if hidden_layer else None
+        self.norm = LayerNorm(d_model, eps=eps, bias=bias) if with_norm else None
         self.dropout = nn.Dropout(dropout)
         self.classifier = nn.Linear(d_model, n_classes)
         for layer in (self.dense, self.classifier):
@@ -88,12 +112,17 @@ class ClassificationHead(nn.Module):
             )
         check_shape("pooled", pooled, (None, self.d_model), "b d")
         check_same_dtype("pooled", pooled, self.classifier.weight)
-        x = pooled if self.dense is None else torch.tanh(self.dense(pooled))
+        x = pooled
+        if self.dense is not None:
+            x = HEAD_STYLES[self.style][0](self.dense(x))  # tanh for BERT
+        if self.norm is not None:
+            x = self.norm(x)
         return self.classifier(self.dropout(x))  # (b, n_classes)
 
     def extra_repr(self) -> str:
-        """The sizes shown by print(head): d_model, n_classes."""
-        return f"d_model={self.d_model}, n_classes={self.n_classes}"
+        """The sizes shown by print(head): d_model, n_classes, a style not BERT's."""
+        style = "" if self.style == "bert" else f", style={self.style!r}"
+        return f"d_model={self.d_model}, n_classes={self.n_classes}{style}"
 
 
 # Which modules use each Encoder (weak references: a holder that is gone no
@@ -179,7 +208,10 @@ class EncoderClassifier(nn.Module):
     ids and a (b, n) mask of bool or 0/1 integers (True or 1 = real token),
     gives the mask to both the encoder and the pooling, and returns logits
     (b, n_classes); `embed` returns the pooled vectors (b, d) instead.
-    `dropout` and `hidden_layer` are passed to the `ClassificationHead`.
+    `dropout`, `hidden_layer` and `head_style` (BERT's tanh layer by default;
+    "electra" or "modernbert" for those families' heads, which
+    `save_pretrained` writes in their formats) are passed to the
+    `ClassificationHead`.
 
     Raises TypeError when `encoder` is not an `Encoder`, `pooling` is missing or not a
     str, or `copy` is not a bool or None, ValueError for an unknown pooling name; the
@@ -202,12 +234,14 @@ class EncoderClassifier(nn.Module):
         dropout: float = 0.1,
         hidden_layer: bool = True,
         copy: bool | None = None,
+        head_style: str = "bert",
     ) -> None:
         """Wrap `encoder` (or, with `copy=True`, a copy) with `pooling` and a head.
 
         `pooling` is required: "cls", "mean", "max" or "attention". `n_classes`,
-        `dropout` and `hidden_layer` go to the `ClassificationHead`. See the class
-        docstring for `copy`, `forward`, `embed` and what raises.
+        `dropout`, `hidden_layer` and `head_style` (the head's `style`) go to the
+        `ClassificationHead`, with the encoder's eps and bias setting. See the
+        class docstring for `copy`, `forward`, `embed` and what raises.
         """
         super().__init__()
         if not isinstance(encoder, Encoder):
@@ -226,7 +260,16 @@ class EncoderClassifier(nn.Module):
         self.pooling = pooling
         pool = POOLINGS[pooling]  # a function, or a module class to build
         self.attention_pool = pool(d_model) if isinstance(pool, type) else None
-        self.head = ClassificationHead(d_model, n_classes, dropout, hidden_layer)
+        config = encoder.config
+        self.head = ClassificationHead(
+            d_model,
+            n_classes,
+            dropout,
+            hidden_layer,
+            head_style,
+            config.eps,
+            config.bias,
+        )
         weight = encoder.embeddings.token_embeddings.weight
         for module in (self.attention_pool, self.head):
             if module is not None:

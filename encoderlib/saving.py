@@ -14,7 +14,7 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from encoderlib.checkpoints import bert_parameter_names, load_bert_weights
+from encoderlib.checkpoints import load_bert_weights, load_pretrained_weights
 from encoderlib.checks import (
     check_choice,
     check_flag,
@@ -22,8 +22,10 @@ from encoderlib.checks import (
     check_tokenizer,
     fail_type,
 )
-from encoderlib.converters import config_from_bert
+from encoderlib.config import EncoderConfig
+from encoderlib.converters import config_from_bert, config_from_pretrained
 from encoderlib.encoder import Encoder
+from encoderlib.formats import HF_FORMATS, hf_model_files
 from encoderlib.heads import EncoderClassifier
 from encoderlib.mlm import MaskedLanguageModel
 from encoderlib.tokenization import WordPieceTokenizer
@@ -37,10 +39,6 @@ except ImportError:
 # (AttentionPool learns weights that no sentence-transformers folder holds).
 SENTENCE_POOLINGS = ("cls", "mean", "max")
 
-# encoderlib activation → Hugging Face `hidden_act` computing the same function:
-# "gelu_pytorch_tanh" is torch's own tanh GELU, as ours is ("gelu_new" rounds
-# differently). SwiGLU has no BERT spelling: BertModel's feed-forward has no gate.
-_TO_HF_ACTIVATIONS = {"gelu": "gelu", "gelu_tanh": "gelu_pytorch_tanh", "relu": "relu"}
 _SPECIAL_TOKEN_KEYS = {
     "[PAD]": "pad_token",
     "[UNK]": "unk_token",
@@ -50,49 +48,8 @@ _SPECIAL_TOKEN_KEYS = {
 }
 
 
-def _check_bert_shaped(model: Encoder, tokenizer: object) -> None:
-    # Everything BERT's files cannot say is a ValueError, before anything is written.
-    config = model.config
-    problems = []
-    if config.norm_first:
-        problems.append("norm_first=False (BERT is post-norm), got True")
-    if config.positional != "learned":
-        problems.append(
-            "positional='learned' (BERT adds a learned table of positions), "
-            f"got {config.positional!r}"
-        )
-    if config.d_embed is not None:  # ELECTRA's narrower embeddings
-        problems.append(
-            "d_embed=None (BERT's embeddings are d_model wide; ELECTRA's narrower "
-            f"ones cannot be written as BERT), got {config.d_embed}"
-        )
-    if config.position_offset:  # RoBERTa's: written as BERT, it would load shifted
-        problems.append(
-            "position_offset=0 (BERT counts positions from 0; RoBERTa and XLM-R "
-            f"from 2, which BERT's classes cannot say), got {config.position_offset}"
-        )
-    if config.window is not None:
-        problems.append(
-            "window=None (every BERT layer attends to every token), "
-            f"got {config.window}"
-        )
-    if not config.bias:
-        problems.append("bias=True (BERT's layers have biases), got False")
-    if config.activation not in _TO_HF_ACTIVATIONS:
-        problems.append(
-            f"activation in {sorted(_TO_HF_ACTIVATIONS)} (BERT's feed-forward has no "
-            f"gate), got {config.activation!r}"
-        )
-    if problems:
-        raise ValueError(
-            "BERT's format cannot express this Encoder: expected "
-            + "; expected ".join(problems)
-        )
-    unnamed = sorted(
-        set(dict(model.named_parameters())) - set(bert_parameter_names(config.n_layers))
-    )
-    if unnamed:
-        raise ValueError(f"expected only BERT's parameters, got {unnamed} as well")
+def _check_tokenizer_fits(config: EncoderConfig, tokenizer: object) -> None:
+    # What the tokenizer files cannot say is a ValueError, before anything is written.
     if not isinstance(tokenizer, WordPieceTokenizer):  # it writes its own files
         if tokenizer.vocab_size > config.vocab_size:
             raise ValueError(
@@ -240,85 +197,6 @@ def _sentence_transformers_files(
     }
 
 
-def _check_task_model(model, labels) -> list[str]:
-    # What BertForSequenceClassification / BertForMaskedLM compute, checked before
-    # anything is written; returns the label names (none for a masked LM).
-    config = model.encoder.config
-    if isinstance(model, MaskedLanguageModel):
-        head = model.head
-        if config.activation != "gelu" or head.norm.eps != config.eps:
-            raise ValueError(
-                "expected an encoder with activation='gelu' and the head's LayerNorm "
-                "eps (BertForMaskedLM's head uses the encoder's hidden_act and "
-                f"layer_norm_eps), got {config.activation!r} and eps "
-                f"{head.norm.eps} vs {config.eps}"
-            )
-        if head.decoder.weight is not model.encoder.embeddings.token_embeddings.weight:
-            raise ValueError(
-                "expected the head's decoder tied to the token embeddings "
-                "(BertForMaskedLM ties them), got a separate weight"
-            )
-        return []
-    head = model.head
-    if model.pooling != "cls" or head.dense is None:
-        raise ValueError(
-            "expected an EncoderClassifier(encoder, n_classes, 'cls', "
-            "hidden_layer=True): BertForSequenceClassification computes "
-            "classifier(dropout(tanh(pooler.dense(h[:, 0])))), the [CLS] vector "
-            f"through a tanh layer; got pooling={model.pooling!r}, "
-            f"hidden_layer={head.dense is not None}"
-        )
-    if labels is None:
-        return [f"LABEL_{i}" for i in range(head.n_classes)]
-    if not isinstance(labels, (list, tuple)) or not all(
-        isinstance(label, str) for label in labels
-    ):
-        raise fail_type("labels", "a list of str", labels)
-    if len(labels) != head.n_classes or len(set(labels)) != len(labels):
-        raise ValueError(
-            f"expected labels as {head.n_classes} distinct names (one per class), "
-            f"got {list(labels)}"
-        )
-    return list(labels)
-
-
-def _task_tensors(model, tensors: dict) -> dict:
-    # Hugging Face's task models hold the encoder as `bert.`; the heads by their names.
-    tensors = {f"bert.{name}": tensor for name, tensor in tensors.items()}
-    if isinstance(model, MaskedLanguageModel):
-        parts = {
-            "cls.predictions.transform.dense": model.head.dense,
-            "cls.predictions.transform.LayerNorm": model.head.norm,
-        }
-        tensors["cls.predictions.bias"] = model.head.decoder.bias  # decoder: tied
-    else:
-        parts = {
-            "bert.pooler.dense": model.head.dense,
-            "classifier": model.head.classifier,
-        }
-    for prefix, module in parts.items():
-        tensors[f"{prefix}.weight"], tensors[f"{prefix}.bias"] = (
-            module.weight,
-            module.bias,
-        )
-    return {
-        name: tensor.detach().to("cpu").contiguous() for name, tensor in tensors.items()
-    }
-
-
-def _task_config(model, labels: list[str]) -> dict:
-    # The config.json keys that make a BertModel config a task model's.
-    if isinstance(model, MaskedLanguageModel):
-        return {"architectures": ["BertForMaskedLM"], "tie_word_embeddings": True}
-    return {
-        "architectures": ["BertForSequenceClassification"],
-        "id2label": dict(enumerate(labels)),
-        "label2id": {label: i for i, label in enumerate(labels)},
-        "problem_type": "single_label_classification",
-        "classifier_dropout": model.head.dropout.p,
-    }
-
-
 def save_pretrained(
     path: str | Path,
     model: Encoder | EncoderClassifier | MaskedLanguageModel,
@@ -328,37 +206,42 @@ def save_pretrained(
     normalize: bool | None = None,
     pooling: str | None = None,
     labels: list[str] | None = None,
+    model_type: str | None = None,
 ) -> Path:
     """Write a model and its tokenizer as a Hugging Face model folder.
 
     `path` is created if needed; files of the same names are replaced. Every
-    folder gets `config.json` (a BERT config: the inverse of `config_from_bert`),
-    `model.safetensors` (the weights under BERT's names, in their own shapes and
-    dtype: the inverse of `load_bert_weights`) and the tokenizer: for a
+    folder gets `config.json`, `model.safetensors` (the weights under the
+    family's names, in their own shapes and dtype) and the tokenizer: for a
     `WordPieceTokenizer`, `vocab.txt`, `tokenizer.json`, `tokenizer_config.json`
     and `special_tokens_map.json` (so `AutoTokenizer` gives our ids); another
-    tokenizer writes itself with its `save(folder)`. An `Encoder` is written as
-    a `BertModel` with sentence-transformers' pipeline: `modules.json`
-    (Transformer, Pooling, and Normalize when `normalize`, default True),
-    `sentence_bert_config.json` (inputs cut at `max_length` tokens, by default
-    the model's `max_len`), `1_Pooling/config.json` (`pooling`: "mean", the
-    default, "cls" or "max") and `config_sentence_transformers.json`; BERT's
-    pooler is not written (transformers reports it missing; sentence vectors
-    never use it). An `EncoderClassifier` with [CLS] pooling and
-    `hidden_layer=True` is written as `BertForSequenceClassification` (its
-    `dense` is BERT's pooler), with `labels` (names, default LABEL_0, ...) as
-    `id2label`; a `MaskedLanguageModel` as `BertForMaskedLM`, its decoder tied to
-    the word embeddings. The matching `transformers.AutoModelFor...` then gives
-    this model's logits; `load_classifier` and `load_masked_lm` read them back.
-    An encoder without segment embeddings is written with two rows of zeros,
-    which add nothing. Returns the folder as a `Path`. Raises, before anything
-    is written, a `TypeError` for an argument of the wrong type, and a
-    `ValueError` for a path that is a file, a `max_length` outside
-    [2, max_len], an unknown pooling, `pooling` or `normalize` given for a task
-    model or `labels` for another than a classifier, and what BERT cannot
-    compute: a pre-norm encoder, sinusoidal positions, SwiGLU, a tokenizer
-    whose vocabulary is not the model's, a classifier without [CLS] pooling and
-    its tanh layer.
+    tokenizer writes itself with its `save(folder)`. The family is
+    `model_type` ("bert", "roberta", "xlm-roberta" or "electra";
+    `formats.HF_FORMATS`), by default the one the encoder's config implies
+    (`formats.choose_format`): the inverse of `from_pretrained`. An `Encoder`
+    is written as the family's bare model with sentence-transformers'
+    pipeline: `modules.json` (Transformer, Pooling, and Normalize when
+    `normalize`, default True), `sentence_bert_config.json` (inputs cut at
+    `max_length` tokens, by default the model's `max_len`),
+    `1_Pooling/config.json` (`pooling`: "mean", the default, "cls" or "max")
+    and `config_sentence_transformers.json`; BERT's pooler is not written
+    (transformers reports it missing; sentence vectors never use it). An
+    `EncoderClassifier` with [CLS] pooling and the family's `head_style` is
+    written as its sequence classifier (`BertForSequenceClassification`, whose
+    pooler is our `dense`; `RobertaForSequenceClassification`, ...), with
+    `labels` (names, default LABEL_0, ...) as `id2label`; a
+    `MaskedLanguageModel` as `BertForMaskedLM`, its decoder tied to the word
+    embeddings. The matching `transformers.AutoModelFor...` then gives this
+    model's logits; `load_classifier` and `load_masked_lm` read them back.
+    Returns the folder as a `Path`. Raises, before anything is written, a
+    `TypeError` for an argument of the wrong type, and a `ValueError` for a
+    path that is a file, a `max_length` outside [2, max_len], an unknown
+    pooling or model_type, `pooling` or `normalize` given for a task model or
+    `labels` for another than a classifier, a tokenizer whose vocabulary is
+    not the model's, and what the family cannot compute
+    (`formats.hf_model_files`): a pre-norm
+    encoder, sinusoidal positions, SwiGLU, a classifier without [CLS] pooling
+    or with another family's head.
 
     Example::
 
@@ -405,52 +288,19 @@ def save_pretrained(
     normalize = check_flag("normalize", True if normalize is None else normalize)
     if Path(path).exists() and not Path(path).is_dir():
         raise ValueError(f"expected a folder path, got the file {str(path)!r}")
-    _check_bert_shaped(encoder, tokenizer)
-    labels = _check_task_model(model, labels) if task else []
+    _check_tokenizer_fits(config, tokenizer)
+    tensors, hf_config = hf_model_files(
+        model, tokenizer.pad_token_id, labels, model_type
+    )
     if save_file is None:
         raise ImportError("save_pretrained() needs pip install safetensors")
 
-    names = bert_parameter_names(config.n_layers)
-    tensors = {
-        names[name]: parameter.detach().to("cpu").contiguous()
-        for name, parameter in encoder.named_parameters()
-    }
-    type_vocab_size = config.type_vocab_size
-    if type_vocab_size == 0:  # no segment embeddings: BERT's table, all zeros
-        type_vocab_size = 2
-        words = tensors["embeddings.word_embeddings.weight"]
-        tensors["embeddings.token_type_embeddings.weight"] = words.new_zeros(
-            type_vocab_size, config.d_model
-        )
-    dtype = tensors["embeddings.word_embeddings.weight"].dtype
-    bert_config = {
-        "architectures": ["BertModel"],
-        "model_type": "bert",
-        "vocab_size": config.vocab_size,
-        "hidden_size": config.d_model,
-        "num_attention_heads": config.n_heads,
-        "num_hidden_layers": config.n_layers,
-        "intermediate_size": config.d_ff,
-        "hidden_act": _TO_HF_ACTIVATIONS[config.activation],
-        "max_position_embeddings": config.max_len,
-        "position_embedding_type": "absolute",
-        "type_vocab_size": type_vocab_size,
-        "layer_norm_eps": config.eps,
-        "hidden_dropout_prob": config.dropout,
-        "attention_probs_dropout_prob": config.dropout,
-        "pad_token_id": tokenizer.pad_token_id,
-        "initializer_range": 0.02,
-        "torch_dtype": str(dtype).removeprefix("torch."),
-    }
-    if task:
-        tensors = _task_tensors(model, tensors)
-        bert_config.update(_task_config(model, labels))
-        files = {}
-    else:
+    files = {}
+    if not task:
         files = _sentence_transformers_files(
             config.d_model, max_length, pooling, normalize
         )
-    files["config.json"] = bert_config
+    files["config.json"] = hf_config
     if wordpiece:
         files.update(_tokenizer_files(tokenizer, model_max_length=config.max_len))
     path = Path(path)
@@ -466,7 +316,7 @@ def save_pretrained(
     return path
 
 
-def _read_task_folder(path: object, architecture: str) -> tuple[dict, dict]:
+def _read_task_folder(path: object, architectures: set[str]) -> tuple[dict, dict]:
     # config.json and the weights of a Hugging Face task-model folder.
     if not isinstance(path, (str, Path)):
         raise fail_type("path", "a folder path", path)
@@ -478,10 +328,10 @@ def _read_task_folder(path: object, architecture: str) -> tuple[dict, dict]:
             )
     hf_config = json.loads((path / "config.json").read_text(encoding="utf-8"))
     found = hf_config.get("architectures") if isinstance(hf_config, dict) else None
-    if not isinstance(found, list) or architecture not in found:
+    if not isinstance(found, list) or not architectures & set(found):
         raise ValueError(
-            f"expected a {architecture} folder (architectures in config.json), "
-            f"got {found!r}"
+            f"expected a {' or '.join(sorted(architectures))} folder "
+            f"(architectures in config.json), got {found!r}"
         )
     if load_file is None:
         raise ImportError("reading a folder needs pip install safetensors")
@@ -508,47 +358,56 @@ def _fill(module: nn.Module, state_dict: dict, names: dict[str, str]) -> None:
 
 
 def load_classifier(path: str | Path) -> EncoderClassifier:
-    """Read a `BertForSequenceClassification` folder into an `EncoderClassifier`.
+    """Read a sequence-classifier folder of BERT, RoBERTa, XLM-R or ELECTRA.
 
     The inverse of `save_pretrained` for a classifier, and a reader of such
-    folders fine-tuned with transformers: the encoder comes from `config.json`
-    (`config_from_bert`) and the `bert.` weights (`load_bert_weights`, strict),
-    BERT's pooler becomes the head's `dense` and `classifier` its linear layer,
-    with [CLS] pooling and the config's `classifier_dropout` (else
-    `hidden_dropout_prob`). Returned in eval mode on the CPU; its logits equal
-    `AutoModelForSequenceClassification`'s. The label names stay in
-    config.json's `id2label`; the tokenizer is read from the same folder
-    (`WordPieceTokenizer(folder / "vocab.txt")` or `encoderlib.from_pretrained`).
-    Raises a `TypeError` for a path that is not a str or `Path`, a
-    `FileNotFoundError` naming a missing file and a `ValueError` for a folder of
-    another architecture, missing head tensors or a shape that differs; the
-    errors of `config_from_bert` and `load_bert_weights` pass through.
+    folders fine-tuned with transformers (`BertForSequenceClassification`,
+    `RobertaForSequenceClassification`, ...: `formats.HF_FORMATS`): the encoder
+    comes from `config.json` (`config_from_pretrained`) and the family's
+    weights (`load_pretrained_weights`, strict), the head from the family's
+    names, with [CLS] pooling, the family's `head_style` and the config's
+    `classifier_dropout` (else `hidden_dropout_prob`). Returned in eval mode on
+    the CPU; its logits equal `AutoModelForSequenceClassification`'s. The label
+    names stay in config.json's `id2label`; the tokenizer is read from the same
+    folder (`encoderlib.from_pretrained`). Raises a `TypeError` for a path that
+    is not a str or `Path`, a `FileNotFoundError` naming a missing file and a
+    `ValueError` for a folder of another architecture, missing head tensors or
+    a shape that differs; the errors of `config_from_pretrained` and
+    `load_pretrained_weights` pass through.
 
     Example::
 
         folder = save_pretrained("my-classifier", classifier, tokenizer)
         load_classifier(folder)(ids, mask)  # the same logits as `classifier`
     """
-    hf_config, state_dict = _read_task_folder(path, "BertForSequenceClassification")
+    classifiers = {fmt.classifier: fmt for fmt in HF_FORMATS.values()}
+    hf_config, state_dict = _read_task_folder(path, set(classifiers))
+    fmt = next(classifiers[a] for a in hf_config["architectures"] if a in classifiers)
     n_classes = len(hf_config.get("id2label") or {}) or hf_config.get("num_labels", 2)
     dropout = hf_config.get("classifier_dropout")
     dropout = hf_config.get("hidden_dropout_prob", 0.1) if dropout is None else dropout
-    encoder = Encoder(config_from_bert(hf_config))
-    load_bert_weights(
+    encoder = Encoder(config_from_pretrained(hf_config))
+    heads = tuple(f"{theirs}." for theirs in fmt.head_names.values())
+    load_pretrained_weights(
         encoder,
-        {k: v for k, v in state_dict.items() if not k.startswith("classifier.")},
+        {k: v for k, v in state_dict.items() if not k.startswith(heads)},
+        hf_config.get("model_type", "bert"),
     )
-    model = EncoderClassifier(encoder, n_classes, "cls", dropout=dropout)
-    names = {"dense": "bert.pooler.dense", "classifier": "classifier"}
-    _fill(
-        model.head,
-        state_dict,
-        {
-            f"{o}.{leaf}": f"{t}.{leaf}"
-            for o, t in names.items()
-            for leaf in ("weight", "bias")
-        },
+    pooling = hf_config.get("classifier_pooling", "cls")  # ModernBERT: or "mean"
+    model = EncoderClassifier(
+        encoder, n_classes, pooling, dropout=dropout, head_style=fmt.head_style
     )
+    names = {  # each parameter the head has (a bias-free ModernBERT has fewer)
+        name: fmt.head_names[name.split(".")[0]] + name[name.index(".") :]
+        for name, _ in model.head.named_parameters()
+    }
+    unused = {k for k in state_dict if k.startswith(heads)} - set(names.values())
+    if unused:  # a head tensor this head has no place for (a bias, say)
+        raise ValueError(
+            f"expected the head tensors {sorted(names.values())}, got "
+            f"{sorted(unused)} as well"
+        )
+    _fill(model.head, state_dict, names)
     return model.eval()
 
 
@@ -571,7 +430,7 @@ def load_masked_lm(path: str | Path) -> MaskedLanguageModel:
         folder = save_pretrained("my-mlm", masked_lm, tokenizer)
         load_masked_lm(folder)(ids, mask).logits  # the same logits as masked_lm's
     """
-    hf_config, state_dict = _read_task_folder(path, "BertForMaskedLM")
+    hf_config, state_dict = _read_task_folder(path, {"BertForMaskedLM"})
     encoder = Encoder(config_from_bert(hf_config))
     load_bert_weights(encoder, state_dict)  # the `cls.` head is ignored here
     model = MaskedLanguageModel(encoder)

@@ -240,10 +240,13 @@ class SentenceEncoder(nn.Module):
                         if dtype is None
                         else torch.autocast(device.type, dtype=dtype)
                     )
+                    # The model gets the mask still on the CPU: it reads which
+                    # tokens are real there (chapter 8), and no GPU waits.
+                    host_mask = batch["attention_mask"]
                     with autocast:
                         h = self.model(
                             _async_to_device(batch["input_ids"], device),
-                            mask if padded else None,
+                            host_mask if padded or device.type != "cpu" else None,
                         )
                     if h.dtype in (torch.float16, torch.bfloat16):
                         h = h.float()  # pool and normalise in float32

@@ -55,6 +55,18 @@ CLASSIFICATION_HEAD = {
         "hidden_layer",
         lambda value: ClassificationHead(8, 2, hidden_layer=value),
     ),
+    "ch09 ClassificationHead: an unknown style": (
+        lambda: ClassificationHead(8, 2, style="gpt2"),
+        ValueError,
+        r"expected style as one of 'bert', 'electra', 'modernbert', got 'gpt2'",
+    ),
+    "ch09 EncoderClassifier: an unknown head_style": (
+        lambda: EncoderClassifier(
+            Encoder(EncoderConfig.tiny()), 2, "cls", head_style="x"
+        ),
+        ValueError,
+        r"expected style as one of 'bert', 'electra', 'modernbert', got 'x'",
+    ),
     "ch09 ClassificationHead.forward: None": (
         lambda: ClassificationHead(8, 2)(None),
         TypeError,
