@@ -98,6 +98,20 @@ def _recorded_assignment(chapter: str, name: str) -> tuple[str, ast.Assign]:
     raise LookupError(f"chapter {chapter} assigns no {name}")
 
 
+def _stand_in_for_ipython() -> None:
+    # Chapter cells may `from IPython.display import display`; a study runs outside
+    # Jupyter, on machines where IPython may be absent (a bare GPU machine). There,
+    # display prints, which is what it does outside a notebook anyway.
+    try:
+        import IPython.display  # noqa: F401
+    except ImportError:
+        stand_in = types.ModuleType("IPython.display")
+        stand_in.display = print
+        package = types.ModuleType("IPython")
+        package.display = stand_in
+        sys.modules.update({"IPython": package, "IPython.display": stand_in})
+
+
 @functools.cache
 def chapter_namespace(chapter: str, tag: str = STUDY_TAG) -> dict[str, Any]:
     """Run the chapter's code cells tagged `tag`, in order, once; return their names."""
@@ -110,6 +124,7 @@ def chapter_namespace(chapter: str, tag: str = STUDY_TAG) -> dict[str, Any]:
     cells = [c for c in _cells(chapter) if tag in c.get("metadata", {}).get("tags", [])]
     if not cells:
         raise LookupError(f"chapter {chapter} has no code cell tagged {tag!r}")
+    _stand_in_for_ipython()
     with contextlib.redirect_stdout(
         sys.stderr
     ):  # the chapter's prints are not the table
