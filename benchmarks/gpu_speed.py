@@ -21,6 +21,7 @@ Run from the repository root after `make setup`, on an idle machine:
 
     .venv/bin/python benchmarks/gpu_speed.py            # on a CUDA machine
     .venv/bin/python benchmarks/gpu_speed.py --quick    # tiny shapes, CPU, seconds
+    .venv/bin/python benchmarks/gpu_speed.py --models ModernBERT-base --no-compile
 
 `--quick` uses 3-layer d=32 models, batches 1 and 4, fp32 only and one repeat,
 and skips the CUDA-only parts (half precision, `torch.compile`) with a note.
@@ -341,7 +342,15 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--no-compile", dest="compile", action="store_false")
     parser.add_argument("--cpu", action="store_true", help="full run without CUDA")
+    parser.add_argument(
+        "--models",
+        default=",".join(MODELS),
+        help="a comma-separated subset of " + ", ".join(MODELS),
+    )
     args = parser.parse_args()
+    models = args.models.split(",")
+    if not set(models) <= set(MODELS):
+        parser.error(f"--models: expected names from {', '.join(MODELS)}, got {models}")
     if args.quick:
         args.repeats, args.compile = 1, False
     elif not torch.cuda.is_available() and not args.cpu:
@@ -363,7 +372,7 @@ def main() -> None:
     )
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     training = []
-    for name in MODELS:
+    for name in models:
         theirs32, ours32 = hugging_face_pair(name, args.quick)
         for dtype in dtypes_for(name, on_cuda):
             sides = {
