@@ -139,12 +139,14 @@ class Encoder(nn.Module):
     or 1 = real token) and optional segment ids (b, n). It returns the last
     hidden state (b, n, d), or, when a flag is set, an `EncoderOutput` with the
     hidden states (b, n, d) and attention weights (b, h, n, n) of every layer.
-    Padding positions hold zeros in every returned state. When a batch on the
-    CPU has padding and no attention weights are requested, the layers run on
-    the real tokens only ("packed", `encoderlib.packing`), which gives the same
-    values for less work; on a GPU the padded batch runs with a boolean mask,
-    so that the forward pass never waits for the device. b = 0 or n = 0 gives
-    an empty result.
+    Padding positions hold zeros in every returned state. When the mask is on
+    the CPU and no attention weights are requested, the layers run on the real
+    tokens only ("packed", `encoderlib.packing`), which gives the same values
+    for less work: on a CPU model for a batch with padding, on a GPU model for
+    any batch (its attention runs one variable-length kernel per layer). A mask
+    already on a GPU runs the padded path with a boolean mask, so that the
+    forward pass never waits for the device. b = 0 or n = 0 gives an empty
+    result.
 
     Raises TypeError for a config that is not an `EncoderConfig`, ids or segment
     ids that are not integer tensors, a mask that is not bool or integer, or a
