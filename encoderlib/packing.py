@@ -228,12 +228,13 @@ def _packed_attention(
     """Self-attention for packed tokens x (t, d) of a padded (b, n) batch.
 
     The projections run on the t real tokens alone; only the core needs
-    sentences. On a GPU, `varlen_attention` computes it on the packed rows;
-    without a score bias, window or `qk_transform`, fused attention runs once
-    per block of neighbouring sentences of equal length
-    (`_attention_by_length`); otherwise the core alone is padded back to
-    (b, h, n, e) and masked. `score_bias` is an optional bias on the scores
-    (chapter 17), broadcastable to (b, h, n, n); `window` a local window.
+    sentences. RoPE (a `qk_transform` that takes positions) turns q and k on
+    the packed rows, each token by its place in its own sentence. Then, on a
+    GPU, `varlen_attention` computes the core on the packed rows; elsewhere,
+    fused attention runs once per block of neighbouring sentences of equal
+    length (`_attention_by_length`), with a local `window` as a band on each
+    block. Only a bias on the scores (chapter 17), broadcastable to
+    (b, h, n, n), or another `qk_transform` pads the core back to (b, h, n, e).
     """
     weight = torch.cat([attn.q_proj.weight, attn.k_proj.weight, attn.v_proj.weight])
     bias = attn.q_proj.bias
@@ -241,20 +242,31 @@ def _packed_attention(
         bias = torch.cat([bias, attn.k_proj.bias, attn.v_proj.bias])
     qkv = F.linear(x, weight, bias)  # (t, 3d): one matrix product for q, k and v
     dropout_p = attn.dropout if attn.training else 0.0
-    if _varlen_ready(attn, qkv, score_bias, window) and max(plan.lengths, default=0):
+    transform = attn.qk_transform
+    varlen = _varlen_ready(attn, qkv, score_bias, window)
+    varlen = varlen and max(plan.lengths, default=0) > 0  # not all padding
+    positional = transform is None or getattr(transform, "takes_positions", False)
+    # On a GPU the core is varlen_attention's; blocks are only its plain fallback.
+    by_length = (
+        score_bias is None
+        and positional
+        and (not qkv.is_cuda or (window is None and transform is None))
+    )
+    if varlen or by_length:
         q, k, v = rearrange(
             qkv, "t (three h e) -> three t h e", three=3, h=attn.n_heads
         )
-        if attn.qk_transform is not None:  # RoPE, at each token's own position
+        if transform is not None:  # RoPE, at each token's own position
             q, k = (rearrange(z, "t h e -> h t e") for z in (q, k))
-            q, k = attn.qk_transform(q, k, positions=plan.positions)
-            q, k = (rearrange(z, "h t e -> t h e").contiguous() for z in (q, k))
-        context = varlen_attention(
-            q, k, v, plan.cu_seqlens, max(plan.lengths), window, dropout_p
-        )
-        return attn.out_proj(rearrange(context, "t h e -> t (h e)"))
-    if score_bias is None and window is None and attn.qk_transform is None:
-        context = _attention_by_length(qkv, plan.lengths, attn.n_heads, dropout_p)
+            q, k = transform(q, k, positions=plan.positions)
+            q, k = (rearrange(z, "h t e -> t h e") for z in (q, k))
+        if varlen:
+            q, k = q.contiguous(), k.contiguous()
+            context = varlen_attention(
+                q, k, v, plan.cu_seqlens, max(plan.lengths), window, dropout_p
+            )
+            return attn.out_proj(rearrange(context, "t h e -> t (h e)"))
+        context = _attention_by_length(q, k, v, plan.lengths, dropout_p, window)
         return attn.out_proj(context)  # (t, d)
     b, n = plan.mask.shape
     padded = qkv.new_zeros(b * n, qkv.shape[-1]).index_copy(0, plan.index, qkv)
@@ -272,17 +284,22 @@ def _packed_attention(
 
 
 def _attention_by_length(
-    qkv: Tensor, lengths: list[int], n_heads: int, dropout_p: float
+    q: Tensor,
+    k: Tensor,
+    v: Tensor,
+    lengths: list[int],
+    dropout_p: float,
+    window: int | None = None,
 ) -> Tensor:
-    """The attention core on packed q, k, v (t, 3d), with no padding and no mask.
+    """The attention core on packed q, k, v (t, h, e), with no padding and no mask.
 
     Packing keeps each sentence's real tokens together, sentence after
     sentence, so neighbouring sentences of equal length make a block of rows
     that reshapes to (b', h, n', e): fused attention on it needs no mask and
     computes no padded score. A batch sorted by length (as `encode` sorts it)
-    has one block per distinct length. Without a position-dependent score bias
-    the core does not depend on where the padding was. `lengths` are the
-    sentences' real tokens, known on the host. Returns the context (t, d).
+    has one block per distinct length. A local `window` becomes a band on a
+    block longer than it (`window_bias`). `lengths` are the sentences' real
+    tokens, known on the host. Returns the context (t, h·e).
     """
     blocks: list[list[int]] = []  # [length, sentences] of each block
     for n in lengths:
@@ -290,15 +307,21 @@ def _attention_by_length(
             blocks[-1][1] += 1
         else:
             blocks.append([n, 1])
-    contexts = [qkv.new_zeros(0, qkv.shape[-1] // 3)]  # for t = 0
-    rows_per_block = [n * count for n, count in blocks]
-    for rows, (n, _) in zip(qkv.split(rows_per_block), blocks, strict=True):
+    contexts = [q.new_zeros(0, q.shape[1] * q.shape[2])]  # for t = 0
+    rows = [n * count for n, count in blocks]
+    parts = zip(q.split(rows), k.split(rows), v.split(rows), blocks, strict=True)
+    for q_rows, k_rows, v_rows, (n, _) in parts:
         if n == 0:  # sentences of padding alone have no rows
             continue
-        q, k, v = rearrange(
-            rows, "(b n) (three h e) -> three b h n e", n=n, three=3, h=n_heads
+        q_b, k_b, v_b = (
+            rearrange(z, "(b n) h e -> b h n e", n=n) for z in (q_rows, k_rows, v_rows)
         )
-        context = F.scaled_dot_product_attention(q, k, v, dropout_p=dropout_p)
+        band = None
+        if window is not None and n > window + 1:  # shorter blocks fit the window
+            band = window_bias(n, window, q.device, q.dtype)
+        context = F.scaled_dot_product_attention(
+            q_b, k_b, v_b, attn_mask=band, dropout_p=dropout_p
+        )
         contexts.append(rearrange(context, "b h n e -> (b n) (h e)"))
     return torch.cat(contexts)
 
