@@ -16,7 +16,10 @@ ONNX Runtime's graph optimisations, the same thread count), with Hugging Face's
 tokenizer, the same length-sorted batches and mean pooling in numpy: "ORT". A
 second ONNX Runtime column runs encoderlib's own export
 (`encoderlib.serving.export_onnx`, opset 18, `OnnxSentenceEncoder` with
-encoderlib's tokenizer): "ORT (ours)". In int8, encoderlib's
+encoderlib's tokenizer): "ORT (ours)". "encoderlib prepacked" is
+`encoderlib.prepacked.prepack_for_cpu` of the same model: its linear weights
+laid out once in oneDNN's blocked format, as ONNX Runtime prepacks its own
+when a session loads. In int8, encoderlib's
 `serving.quantize_int8` (int8 products with per-token activation scales) is
 timed against `serving.quantize_onnx_int8` of both ONNX files (ONNX Runtime's
 dynamic quantization). Runs alternate, and the tables report medians and
@@ -59,6 +62,7 @@ import torch.nn.functional as F
 
 from encoderlib import load_minilm
 from encoderlib.encoder import EncoderConfig
+from encoderlib.prepacked import prepack_for_cpu
 from encoderlib.pretrained import SentenceEncoder
 from encoderlib.serving import (
     OnnxSentenceEncoder,
@@ -400,6 +404,7 @@ def build_sides(ours: SentenceEncoder, threads: int) -> dict[str, Callable]:
     tokenizer = ours.tokenizer
     return {
         "encoderlib": ours.encode,
+        "encoderlib prepacked": prepack_for_cpu(ours).encode,
         "HF sorted": lambda texts: theirs.encode(texts, sort=True),
         "HF unsorted": lambda texts: theirs.encode(texts, sort=False),
         "ORT": OnnxRuntimeMiniLM(hf_file, threads).encode,
@@ -440,7 +445,7 @@ def main() -> None:
         f"{cpu_description()}, {os.cpu_count()} cores, "
         f"{args.threads} threads, CPU, batch 32, median of {repeats} alternating runs"
     )
-    fp32_rows, int8_rows, flop_rows = [], [], []
+    fp32_rows, prepacked_rows, int8_rows, flop_rows = [], [], [], []
     for kind in ("sentences", "paragraphs"):
         texts = docstring_texts(kind, n_texts)
         lengths = [
@@ -472,6 +477,10 @@ def main() -> None:
             + [f"{ms['encoderlib']:.0f}"]
             + vs(ms, "encoderlib", "HF sorted", "HF unsorted", "ORT", "ORT (ours)")
             + [f"{diff:.1e}"]
+        )
+        prepacked_rows.append(
+            [kind, f"{ms['encoderlib prepacked']:.0f}"]
+            + vs(ms, "encoderlib prepacked", "encoderlib", "ORT", "ORT (ours)")
         )
         int8_rows.append(
             [kind, f"{ms['encoderlib int8']:.0f}"]
@@ -509,6 +518,15 @@ def main() -> None:
          "HF unsorted ms", "ratio", "ORT ms", "ratio", "ORT (ours) ms", "ratio",
          "max diff"],
         fp32_rows,
+    )  # fmt: skip
+    print(
+        "\nfp32 with prepacked weights (encoderlib.prepacked.prepack_for_cpu), ms "
+        "per run; ratio = encoderlib prepacked / the column before"
+    )
+    markdown_table(
+        ["texts", "encoderlib prepacked ms", "encoderlib ms", "ratio", "ORT ms",
+         "ratio", "ORT (ours) ms", "ratio"],
+        prepacked_rows,
     )  # fmt: skip
     print("\nint8, ms per run; ratio = encoderlib int8 / the column before")
     markdown_table(

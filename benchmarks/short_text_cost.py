@@ -5,9 +5,11 @@ apart, for MiniLM on the same standard-library sentences (batch 32, sorted by
 length): tokenization, padding and pooling around the model, the model's
 forward, and inside it the four linear products of each layer run alone on the
 same numbers of tokens. The products alone are the floor that no cut of
-overhead can go below. Beside them, ONNX Runtime on Hugging Face's export (fp32
-and its dynamic int8 quantization) and encoderlib's int8, as `minilm_speed.py`
-builds them.
+overhead can go below; the same products with prepacked weights
+(`encoderlib.prepacked`, oneDNN's blocked layout made once) are the floor of
+`prepack_for_cpu`'s copy, timed whole beside it. Beside them, ONNX Runtime on
+Hugging Face's export (fp32 and its dynamic int8 quantization) and
+encoderlib's int8, as `minilm_speed.py` builds them.
 
 Times are CPU time of this process (`time.process_time`), one thread by default,
 medians of alternating runs: a load on the machine's other core changes them
@@ -30,6 +32,7 @@ import torch.nn.functional as F
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import minilm_speed  # noqa: E402  (benchmarks/ is no package)
 
+from encoderlib.prepacked import PrepackedWeight, prepack_for_cpu  # noqa: E402
 from encoderlib.tokenization import pad_batch  # noqa: E402
 
 
@@ -80,11 +83,27 @@ def parts(model, texts: list[str], batch_size: int = 32) -> dict[str, Callable]:
                 F.linear(x, out)
                 F.linear(F.linear(x, up), down)
 
+    prepacked = [PrepackedWeight(w) for w in weights]
+
+    def products_prepacked() -> None:
+        qkv, out, up, down = prepacked
+        with torch.no_grad():
+            for x in rows:
+                for _ in range(config.n_layers):
+                    F.linear(x, qkv)
+                    F.linear(x, out)
+                    F.linear(F.linear(x, up), down)
+
     def tokenize() -> None:
         for text in texts:
             model.tokenizer.encode(text, max_length=model.max_length)
 
-    return {"tokenize": tokenize, "model": forward, "products": products}
+    return {
+        "tokenize": tokenize,
+        "model": forward,
+        "products": products,
+        "products prepacked": products_prepacked,
+    }
 
 
 def main() -> None:
@@ -100,7 +119,8 @@ def main() -> None:
     n_texts, repeats = (8, 1) if args.quick else (args.texts, args.repeats)
     ours = minilm_speed.load_minilm()
     sides = minilm_speed.build_sides(ours, args.threads)
-    whole = ["encoderlib", "ORT", "encoderlib int8", "ORT int8"]
+    sides["encoderlib prepacked"] = prepack_for_cpu(ours).encode
+    whole = ["encoderlib", "encoderlib prepacked", "ORT", "encoderlib int8", "ORT int8"]
     print(
         f"torch {torch.__version__}, {minilm_speed.cpu_description()}, "
         f"{args.threads} thread(s), CPU time, batch 32, median of {repeats} runs"
@@ -128,6 +148,8 @@ def main() -> None:
             ("    of which the linear products", ms["products"]),
             ("    of which the rest", ms["model"] - ms["products"]),
             ("  padding, pooling, order (the rest of encode)", around),
+            ("encode with prepacked weights", ms["encoderlib prepacked"]),
+            ("  the linear products, prepacked", ms["products prepacked"]),
         ]
         for label, value in rows:
             share = value / ms["encoderlib"]

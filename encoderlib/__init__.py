@@ -32,6 +32,7 @@ from . import (
     optim,
     packing,
     pooling,
+    prepacked,
     pretrained,
     pretrained_tokenizer,
     progress,
@@ -141,6 +142,7 @@ from .packing import (
     window_bias,
 )
 from .pooling import POOLINGS, AttentionPool, cls_pool, max_pool, mean_pool
+from .prepacked import PrepackedWeight, prepack_for_cpu
 from .pretrained_tokenizer import PretrainedTokenizer
 from .progress import TrainingHistory, progress_bar
 from .saving import SENTENCE_POOLINGS, load_classifier, load_masked_lm, save_pretrained
@@ -199,6 +201,7 @@ __all__ = [
     "optim",
     "packing",
     "pooling",
+    "prepacked",
     "pretrained",
     "pretrained_tokenizer",
     "progress",
@@ -309,6 +312,8 @@ __all__ = [
     "max_pool",
     "AttentionPool",
     "POOLINGS",
+    "PrepackedWeight",
+    "prepack_for_cpu",
     "PretrainedTokenizer",
     "progress_bar",
     "TrainingHistory",

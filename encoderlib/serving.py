@@ -355,21 +355,21 @@ def _int8_rows(x: Tensor) -> tuple[Tensor, Tensor]:
 class Int8Weight(Tensor):
     """A linear layer's weight in int8, which makes `F.linear` an int8 product.
 
-    Made by `Int8Weight(weight)` from a float (out, in) weight: each output row
-    is stored as int8 (`int8`, (out, in)) with one float32 scale (`scale`,
-    (out, 1)), its largest abs(value) mapped to 127. As a tensor it holds the
-    dequantized values `int8 · scale` (float32, same shape), so every operation
-    sees the weight the int8 product uses. `F.linear(x, weight, bias)` with a
-    float32 x and no gradient to record (inference, `torch.no_grad`) quantizes x
-    on the fly, one scale per row of x (per token), runs `torch._int_mm` (int8 ×
-    int8, summed in int32, exact) and scales the result back to float32:
-    dynamic quantization. When autograd records, it runs in float32 on the
-    dequantized values instead, so gradients reach x and the bias (never the
-    weight, which is not a Parameter). `torch.cat` of `Int8Weight`s along the
-    rows stays an `Int8Weight` (encoderlib's padding-free attention joins the
-    query, key and value weights that way). Any other operation returns a plain
-    tensor of the dequantized values. Raises a `TypeError` for a weight that is
-    not a floating-point tensor and a `ValueError` for one that is not 2-D.
+    Made by `Int8Weight(weight)` from a float (out, in) weight: each output row is
+    stored as int8 (`int8`, (out, in)) with one float32 scale (`scale`, (out, 1)),
+    its largest abs(value) mapped to 127. As a tensor it holds the dequantized
+    values `int8 · scale` (float32, same shape), so every operation sees the weight
+    the int8 product uses. `F.linear(x, weight, bias)` with a float32 x and no
+    gradient to record (inference, `torch.no_grad`) quantizes x on the fly, one
+    scale per row of x (per token), runs `torch._int_mm` (int8 × int8, summed in
+    int32, exact) and scales the result back to float32: dynamic quantization. When
+    autograd records, it runs in float32 on the dequantized values instead, so
+    gradients reach x and the bias (never the weight, which is not a Parameter).
+    `torch.cat` of `Int8Weight`s along the rows stays an `Int8Weight`, made once and
+    kept (encoderlib's padding-free attention joins the query, key and value weights
+    that way on every call). Any other operation returns a plain tensor of the
+    dequantized values. Raises a `TypeError` for a weight that is not a
+    floating-point tensor and a `ValueError` for one that is not 2-D.
 
     Example::
 
@@ -395,6 +395,7 @@ class Int8Weight(Tensor):
         self = Tensor._make_subclass(cls, values, False)
         self.int8, self.scale = int8, scale
         self._int8_t = int8.t()  # (in, out): _int_mm's right operand
+        self._joined = {}  # ids of the weights joined after this one → the join
         return self
 
     def __deepcopy__(self, memo: dict) -> "Int8Weight":
@@ -425,12 +426,23 @@ class Int8Weight(Tensor):
             )
             tensors, dim = list(given["tensors"]), given.get("dim", 0)
             if dim in (0, -2) and all(type(t) is cls for t in tensors):
-                return cls._from_int8(
-                    torch.cat([t.int8 for t in tensors]),
-                    torch.cat([t.scale for t in tensors]),
-                )
+                return tensors[0]._join(tensors[1:])
         with torch._C.DisableTorchFunctionSubclass():
             return func(*args, **kwargs)
+
+    def _join(self, others: list["Int8Weight"]) -> "Int8Weight":
+        # Made once per set of parts and kept with them, so that their ids stay
+        # theirs: the packed attention joins q, k and v on every forward.
+        key = tuple(id(t) for t in others)
+        if key not in self._joined:
+            parts = [self, *others]
+            with torch.inference_mode(False):  # kept: usable under autograd later
+                joined = type(self)._from_int8(
+                    torch.cat([t.int8 for t in parts]),
+                    torch.cat([t.scale for t in parts]),
+                )
+            self._joined[key] = (joined, others)
+        return self._joined[key][0]
 
 
 def _int8_linear(x: Tensor, weight: Int8Weight, bias: Tensor | None) -> Tensor:

@@ -398,7 +398,7 @@ def test_short_text_cost_parts_run_on_the_batches_encode_makes():
     model = short_text_cost.minilm_speed.load_minilm()
     texts = short_text_cost.minilm_speed.docstring_texts("sentences", 40)
     calls = short_text_cost.parts(model, texts)
-    assert list(calls) == ["tokenize", "model", "products"]
+    assert list(calls) == ["tokenize", "model", "products", "products prepacked"]
     for call in calls.values():
         call()
     assert short_text_cost.cpu_ms(calls["tokenize"]) >= 0
