@@ -29,23 +29,22 @@ def _reorder(weight: Tensor) -> Tensor | None:
 class PrepackedWeight(Tensor):
     """A float32 linear weight kept twice: as itself and in oneDNN's blocked layout.
 
-    Made by `PrepackedWeight(weight)` from an (out, in) float32 weight on the
-    CPU, which it copies. As a tensor it holds the same values, so every
-    operation sees the weight unchanged; it also keeps `packed`, the copy that
-    oneDNN's matrix kernel reads without rearranging it first (its "reorder",
-    ONNX Runtime's "prepacking"), made once here rather than in every call.
-    `F.linear(x, weight, bias)` with a float32 x on the CPU and no gradient to
-    record (`torch.no_grad`, `torch.inference_mode`) multiplies with `packed`:
-    the same product to float32 rounding, in less time on the CPUs measured in
-    benchmarks/README.md. Everything else (autograd, other dtypes, other
-    operations) sees a plain tensor. `torch.cat` of `PrepackedWeight`s along the
-    rows (how encoderlib's padding-free attention joins the query, key and
-    value weights) returns one `PrepackedWeight`, made once and kept. Writing
-    into the weight in place (`copy_`, `load_state_dict`) makes it pack again
-    on its next product. Where PyTorch was built without oneDNN, `packed` is
-    None and `F.linear` runs as usual. Twice the memory of the weight. Raises a
-    `TypeError` for a weight that is not a float32 tensor and a `ValueError`
-    for one that is not 2-D or not on the CPU.
+    Made by `PrepackedWeight(weight)` from an (out, in) float32 weight on the CPU,
+    which it copies. As a tensor it holds the same values, so every operation sees
+    the weight unchanged; it also keeps `packed`, the copy that oneDNN's matrix
+    kernel reads without rearranging it first (its "reorder", ONNX Runtime's
+    "prepacking"), made once here rather than in every call. `F.linear(x, weight,
+    bias)` with a float32 x on the CPU and no gradient to record (`torch.no_grad`,
+    `torch.inference_mode`) multiplies with `packed`: the same product to float32
+    rounding, in less time on the AMD EPYC of benchmarks/README.md. Everything else
+    (autograd, other dtypes, other operations) sees a plain tensor. `torch.cat` of
+    `PrepackedWeight`s along the rows (how encoderlib's padding-free attention joins
+    the query, key and value weights) returns one `PrepackedWeight`, made once and
+    kept. Writing into the weight in place (`copy_`, `load_state_dict`) makes it
+    pack again on its next product. Where PyTorch was built without oneDNN, `packed`
+    is None and `F.linear` runs as usual. It takes twice the memory of the weight,
+    and a kept join twice its own. Raises a `TypeError` for a weight that is not a
+    float32 tensor and a `ValueError` for one that is not 2-D or not on the CPU.
 
     Example::
 
