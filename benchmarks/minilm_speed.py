@@ -393,27 +393,31 @@ def build_sides(ours: SentenceEncoder, threads: int) -> dict[str, Callable]:
     """Every implementation timed here, as `encode(list of str) -> (b, 384)`.
 
     The ONNX files (Hugging Face's export, encoderlib's, and the int8 copies of
-    both) are written to a temporary folder.
+    both, about 285 MB) are written to a temporary folder. ONNX Runtime reads a
+    file once, when its session is made, so the folder is deleted right after.
     """
     theirs = HuggingFaceMiniLM()
-    folder = Path(tempfile.mkdtemp(prefix="minilm_speed_"))
-    hf_file = export_hf_onnx(folder / "hf-minilm.onnx")
-    hf_int8 = quantize_onnx_int8(hf_file, folder / "hf-minilm-int8.onnx")
-    our_file = export_onnx(ours, folder / "encoderlib-minilm.onnx")
-    our_int8 = quantize_onnx_int8(our_file, folder / "encoderlib-minilm-int8.onnx")
     tokenizer = ours.tokenizer
+    with tempfile.TemporaryDirectory(prefix="minilm_speed_") as name:
+        folder = Path(name)
+        hf_file = export_hf_onnx(folder / "hf-minilm.onnx")
+        hf_int8 = quantize_onnx_int8(hf_file, folder / "hf-minilm-int8.onnx")
+        our_file = export_onnx(ours, folder / "encoderlib-minilm.onnx")
+        our_int8 = quantize_onnx_int8(our_file, folder / "encoderlib-minilm-int8.onnx")
+        ort = OnnxRuntimeMiniLM(hf_file, threads).encode
+        ort_int8 = OnnxRuntimeMiniLM(hf_int8, threads).encode
+        ours_ort = OnnxSentenceEncoder(our_file, tokenizer, threads=threads).encode
+        ours_int8 = OnnxSentenceEncoder(our_int8, tokenizer, threads=threads).encode
     return {
         "encoderlib": ours.encode,
         "encoderlib prepacked": prepack_for_cpu(ours).encode,
         "HF sorted": lambda texts: theirs.encode(texts, sort=True),
         "HF unsorted": lambda texts: theirs.encode(texts, sort=False),
-        "ORT": OnnxRuntimeMiniLM(hf_file, threads).encode,
-        "ORT (ours)": OnnxSentenceEncoder(our_file, tokenizer, threads=threads).encode,
+        "ORT": ort,
+        "ORT (ours)": ours_ort,
         "encoderlib int8": quantize_int8(ours).encode,
-        "ORT int8": OnnxRuntimeMiniLM(hf_int8, threads).encode,
-        "ORT (ours) int8": OnnxSentenceEncoder(
-            our_int8, tokenizer, threads=threads
-        ).encode,
+        "ORT int8": ort_int8,
+        "ORT (ours) int8": ours_int8,
     }
 
 

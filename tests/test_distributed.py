@@ -62,6 +62,8 @@ def ddp_results(tmp_path_factory):
         "--standalone",
         "--nproc-per-node",
         "2",
+        "--log-dir",  # torchrun's own logs, in this test's folder
+        str(folder / "logs"),
         str(SCRIPT),
         str(folder / "ddp"),
     ]
