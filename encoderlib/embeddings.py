@@ -550,6 +550,10 @@ class RotaryEmbedding(nn.Module):
 
         The positions are 0 .. n - 1, or `positions` (n,) when given.
         """
+        return self._turn(x, *self._cos_sin(x, positions))
+
+    def _cos_sin(self, x: Tensor, positions: Tensor | None) -> tuple[Tensor, Tensor]:
+        # cos and sin of the (n, d_head / 2) angles at x's rows, in x's dtype.
         check_floating("x", x)
         if x.dim() < 2 or x.shape[-1] != self.d_head:
             raise ValueError(
@@ -564,7 +568,9 @@ class RotaryEmbedding(nn.Module):
             )
         else:
             angles = rearrange(positions.float(), "p -> p 1") * self.inv_freq
-        cos, sin = angles.cos().to(x.dtype), angles.sin().to(x.dtype)
+        return angles.cos().to(x.dtype), angles.sin().to(x.dtype)
+
+    def _turn(self, x: Tensor, cos: Tensor, sin: Tensor) -> Tensor:
         pairs = "(m two)" if self.interleaved else "(two m)"  # the one difference
         first, second = rearrange(x, f"... n {pairs} -> two ... n m", two=2)
         rotated = torch.stack((first * cos - second * sin, first * sin + second * cos))
@@ -576,8 +582,16 @@ class RotaryEmbedding(nn.Module):
     def forward(
         self, q: Tensor, k: Tensor, positions: Tensor | None = None
     ) -> tuple[Tensor, Tensor]:
-        """Queries and keys (..., n, d_head), both rotated; see the class."""
-        return self.rotate(q, positions), self.rotate(k, positions)
+        """Queries and keys (..., n, d_head), both rotated; see the class.
+
+        Keys with the queries' rows and dtype turn by the same angles, computed
+        once (every layer calls this on each forward; a GPU launches fewer kernels).
+        """
+        cos, sin = self._cos_sin(q, positions)
+        same = isinstance(k, Tensor) and k.shape[-2:] == q.shape[-2:]
+        if not (same and k.dtype == q.dtype):
+            return self._turn(q, cos, sin), self.rotate(k, positions)
+        return self._turn(q, cos, sin), self._turn(k, cos, sin)
 
     def extra_repr(self) -> str:
         """The settings shown by print(module): d_head, theta and the pairing."""

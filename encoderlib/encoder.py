@@ -280,9 +280,10 @@ class Encoder(nn.Module):
             if self.final_norm is not None:
                 x = self.final_norm(x)
             if mask is not None:
-                real = mask[..., None]
-                x = x.masked_fill(~real, 0.0)
-                states = [s.masked_fill(~real, 0.0) for s in states]
+                padding = ~mask[..., None]
+                x = x.masked_fill(padding, 0.0)
+                if output_hidden_states:  # n_layers + 1 more copies: only on request
+                    states = [s.masked_fill(padding, 0.0) for s in states]
         if not (output_attentions or output_hidden_states):
             return x
         return EncoderOutput(

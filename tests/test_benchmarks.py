@@ -317,6 +317,33 @@ def test_host_syncs_prints_a_row_per_model_and_batch(capsys, monkeypatch):
             assert cells[0] == "0" and cells[1] == "0", row
 
 
+def test_operator_count_counts_kernels_not_views():
+    OperatorCount = load_script("operator_count").OperatorCount
+    x = torch.ones(3)
+    with OperatorCount() as counted:
+        y = x.view(3, 1).t() + 1  # a view, a view, an add
+        y.to(torch.float32)  # its own dtype: no copy
+        y.to(torch.float64)  # a copy
+    assert counted.n == 2
+
+
+def test_operator_count_prints_a_row_per_model_and_batch(capsys, monkeypatch):
+    operator_count = load_script("operator_count")
+    monkeypatch.setattr(sys, "argv", ["operator_count.py", "--quick"])
+    operator_count.main()
+    rows = [
+        [cell.strip() for cell in line.split("|")[1:-1]]
+        for line in capsys.readouterr().out.splitlines()
+        if line.startswith("| ") and "---" not in line
+    ][1:]
+    assert [row[0] for row in rows] == [
+        name for name in operator_count.MODELS for _ in range(2)
+    ]
+    for _, _, ours, theirs, ratio in rows:
+        assert int(ours) > 0 and int(theirs) > 0
+        assert float(ratio) == pytest.approx(int(ours) / int(theirs), abs=0.006)
+
+
 @pytest.fixture(scope="module")
 def gpu_speed_output():
     gpu_speed = load_script("gpu_speed")

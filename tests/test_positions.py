@@ -149,6 +149,23 @@ def test_rope_rotate_half_equals_llama(d_head, theta, n):
     assert (ours_k - theirs_k).abs().max() < 1e-5
 
 
+def test_rope_turns_queries_and_keys_by_one_set_of_angles(monkeypatch):
+    # Every layer calls forward on each pass: cos and sin are computed once for
+    # q and k, and give exactly what rotating each alone gives.
+    rope, q, k = RotaryEmbedding(8), torch.randn(2, 3, 5, 8), torch.randn(2, 3, 5, 8)
+    expected = rope.rotate(q), rope.rotate(k)
+    calls = []
+    cos = torch.Tensor.cos
+    monkeypatch.setattr(torch.Tensor, "cos", lambda t: calls.append(1) or cos(t))
+    for positions in (None, torch.tensor([4, 0, 1, 2, 3])):
+        got = rope(q, k, positions)
+        assert len(calls) == 1
+        calls.clear()
+        if positions is None:
+            assert all(torch.equal(a, b) for a, b in zip(got, expected, strict=True))
+    assert rope(q, k[..., :4, :])[1].shape == (2, 3, 4, 8)  # k of its own length
+
+
 def test_rope_interleaved_equals_gptj():
     torch.manual_seed(1)
     q = torch.randn(2, 4, 12, 16)  # (b, h, n, d_head)

@@ -1,0 +1,108 @@
+"""Operators per forward: encoderlib against Hugging Face, counted on the CPU.
+
+On a GPU, a small batch spends its time launching kernels, not in them: each
+operator Python dispatches is at least one launch of a few microseconds. The
+count of operators per forward is therefore the GPU's cost at batch 1 and a
+share of it at batch 32, and unlike a time it is the same on every machine.
+This script counts, with a `TorchDispatchMode`, the ATen operators that one
+inference forward dispatches, for BERT-, MiniLM- and ModernBERT-shaped encoders
+(random weights, copied into Hugging Face's `BertModel` and `ModernBertModel`):
+one sentence of 15 tokens, and a padded batch of 8 sentences of 6 to 15 tokens.
+Views (reshape, transpose, slices) and casts to the dtype a tensor already has
+launch no kernel and are not counted.
+
+The CPU runs chapter 8's CPU paths (no padding at batch 1; blocks of equal
+length on a padded batch), so the counts describe those paths; a GPU's packed
+path dispatches a different set. Run from the repository root after `make setup`:
+
+    .venv/bin/python benchmarks/operator_count.py           # the table
+    .venv/bin/python benchmarks/operator_count.py --quick   # small shapes, seconds
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+
+sys.path.insert(0, str(Path(__file__).parent))
+from host_syncs import hugging_face_pair  # noqa: E402
+
+MODELS = ("MiniLM-L6", "BERT-base", "ModernBERT-base")
+# Operators that only relabel memory: no kernel runs.
+VIEWS = {
+    "view", "_unsafe_view", "reshape", "as_strided", "transpose", "permute", "t",
+    "expand", "unsqueeze", "squeeze", "slice", "select", "split", "chunk", "unbind",
+    "narrow", "alias", "detach", "split_with_sizes", "unflatten",
+}  # fmt: skip
+
+
+class OperatorCount(TorchDispatchMode):
+    """Counts the operators dispatched inside `with OperatorCount() as c:` (c.n)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.n = 0
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        out = func(*args, **kwargs)
+        name = func.overloadpacket.__name__
+        no_op_cast = name in ("to", "_to_copy") and out is args[0]
+        if name not in VIEWS and not no_op_cast:
+            self.n += 1
+        return out
+
+
+def batches(quick: bool) -> dict[str, tuple[torch.Tensor, torch.Tensor]]:
+    """The two inputs, as (ids, mask): one unpadded sentence, a padded batch of 8."""
+    generator = torch.Generator().manual_seed(0)
+    shapes = {"1 × 15 tokens": [15], "8 × 6–15 tokens": [15, 15, 12, 12, 9, 9, 7, 6]}
+    if quick:
+        shapes = {"1 × 6 tokens": [6], "3 × 3–6 tokens": [6, 4, 3]}
+    out = {}
+    for label, lengths in shapes.items():
+        n = max(lengths)
+        mask = (torch.arange(n) < torch.tensor(lengths)[:, None]).long()
+        ids = torch.randint(5, 1000, (len(lengths), n), generator=generator) * mask
+        ids[:, 0] = 1
+        out[label] = ids, mask
+    return out
+
+
+def count(forward: Callable[[], object]) -> int:
+    """Operators one call of `forward` dispatches, after a first call to warm up."""
+    with torch.inference_mode():
+        forward()
+        with OperatorCount() as counted:
+            forward()
+    return counted.n
+
+
+def main() -> None:
+    """Print one row per model and input: operators per forward, both sides."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small shapes")
+    args = parser.parse_args()
+    print(f"torch {torch.__version__}, CPU; operators per inference forward")
+    print("| model | batch | encoderlib | Hugging Face | ratio |")
+    print("|---|---|---|---|---|")
+    for name in MODELS:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            theirs, ours = hugging_face_pair(name, args.quick)
+        for label, (ids, mask) in batches(args.quick).items():
+            n_ours = count(partial(ours, ids, mask))
+            n_theirs = count(partial(theirs, input_ids=ids, attention_mask=mask))
+            ratio = n_ours / n_theirs
+            print(f"| {name} | {label} | {n_ours} | {n_theirs} | {ratio:.2f} |")
+
+
+if __name__ == "__main__":
+    main()
