@@ -3,6 +3,8 @@
 import contextlib
 import importlib.util
 import io
+import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -342,6 +344,21 @@ def test_operator_count_prints_a_row_per_model_and_batch(capsys, monkeypatch):
     for _, _, ours, theirs, ratio in rows:
         assert int(ours) > 0 and int(theirs) > 0
         assert float(ratio) == pytest.approx(int(ours) / int(theirs), abs=0.006)
+
+
+def test_gpu_checks_script_parses_and_names_files_that_exist():
+    # The script runs only on a lent GPU machine; here: its syntax, and that every
+    # test file, benchmark and study it names is still there under that name.
+    script = ROOT / "benchmarks" / "gpu_checks.sh"
+    assert subprocess.run(["bash", "-n", str(script)]).returncode == 0
+    text = script.read_text(encoding="utf-8")
+    paths = set(re.findall(r"(?:tests|benchmarks)/[\w/]+\.py", text))
+    modules = set(re.findall(r"-m (studies\.\w+)", text))
+    assert len(paths) >= 7 and len(modules) == 2
+    for path in paths:
+        assert (ROOT / path).is_file(), path
+    for module in modules:
+        assert (ROOT / (module.replace(".", "/") + ".py")).is_file(), module
 
 
 @pytest.fixture(scope="module")
