@@ -21,6 +21,9 @@ from typing import Any
 
 import pytest
 import torch
+from torch import nn
+
+from encoderlib import Encoder, EncoderConfig
 
 Cases = dict[str, tuple[Callable[[], Any], type[Exception], str]]
 
@@ -130,5 +133,37 @@ def tensor_type_cases(
             lambda: make(None),
             TypeError,
             rf"{name}\b.*Tensor",
+        ),
+    }
+
+
+def linear_copy_cases(prefix: str, make_copy: Callable[[Any], Any], verb: str) -> Cases:
+    """The refusals of a function that copies a model with new linear weights.
+
+    `quantize_int8` and `prepack_for_cpu` take any module whose linear layers
+    are float32: a non-module, a float64 or bfloat16 model and a model with no
+    `nn.Linear` are refused in the same words, the fix named with `verb`.
+    """
+    return {
+        f"{prefix}(a function)": (
+            lambda: make_copy(len),
+            TypeError,
+            r"expected model as an nn.Module, got builtin_function_or_method",
+        ),
+        f"{prefix}(a float64 Encoder)": (
+            lambda: make_copy(Encoder(EncoderConfig.tiny()).double()),
+            TypeError,
+            r"expected model with float32 linear layers, got layers.0.attn.q_proj of "
+            rf"dtype torch.float64: {verb} model.float\(\)",
+        ),
+        f"{prefix}(a bfloat16 Linear)": (
+            lambda: make_copy(nn.Linear(3, 3).bfloat16()),
+            TypeError,
+            r"float32 linear layers, got model of dtype torch.bfloat16",
+        ),
+        f"{prefix}(no Linear)": (
+            lambda: make_copy(nn.Sequential(nn.ReLU())),
+            ValueError,
+            r"expected a module with nn.Linear layers, got none in Sequential",
         ),
     }

@@ -7,10 +7,9 @@ or ValueError whose message names what was expected and what was received.
 """
 
 import torch
-from bad_input import sweep
+from bad_input import linear_copy_cases, sweep
 from torch import nn
 
-from encoderlib import Encoder, EncoderConfig
 from encoderlib.prepacked import PrepackedWeight, prepack_for_cpu
 
 CASES = {
@@ -39,27 +38,7 @@ CASES = {
         ValueError,
         r"expected weight on the CPU, got it on meta",
     ),
-    "ch19 prepack_for_cpu(a function)": (
-        lambda: prepack_for_cpu(len),
-        TypeError,
-        r"expected model as an nn.Module, got builtin_function_or_method",
-    ),
-    "ch19 prepack_for_cpu(a float64 Encoder)": (
-        lambda: prepack_for_cpu(Encoder(EncoderConfig.tiny()).double()),
-        TypeError,
-        r"expected model with float32 linear layers, got layers.0.attn.q_proj of "
-        r"dtype torch.float64: prepack model.float\(\)",
-    ),
-    "ch19 prepack_for_cpu(a bfloat16 Linear)": (
-        lambda: prepack_for_cpu(nn.Linear(3, 3).bfloat16()),
-        TypeError,
-        r"float32 linear layers, got model of dtype torch.bfloat16",
-    ),
-    "ch19 prepack_for_cpu(no Linear)": (
-        lambda: prepack_for_cpu(nn.Sequential(nn.ReLU())),
-        ValueError,
-        r"expected a module with nn.Linear layers, got none in Sequential",
-    ),
+    **linear_copy_cases("ch19 prepack_for_cpu", prepack_for_cpu, "prepack"),
     "ch19 prepack_for_cpu(a Linear on the meta device)": (
         lambda: prepack_for_cpu(nn.Linear(3, 3, device="meta")),
         ValueError,

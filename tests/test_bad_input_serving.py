@@ -17,7 +17,7 @@ import sys
 
 import pytest
 import torch
-from bad_input import scratch_folder, sweep
+from bad_input import linear_copy_cases, scratch_folder, sweep
 from torch import nn
 
 from encoderlib import Encoder, EncoderConfig, WordPieceTokenizer, load_minilm
@@ -264,27 +264,7 @@ INT8 = {
         ValueError,
         r"expected weight of shape \(out, in\) = \(\*, \*\), got \(3,\)",
     ),
-    "ch19 quantize_int8(a function)": (
-        lambda: quantize_int8(len),
-        TypeError,
-        r"expected model as an nn.Module, got builtin_function_or_method",
-    ),
-    "ch19 quantize_int8(a float64 Encoder)": (
-        lambda: quantize_int8(Encoder(EncoderConfig.tiny()).double()),
-        TypeError,
-        r"expected model with float32 linear layers, got layers.0.attn.q_proj of "
-        r"dtype torch.float64: quantize model.float\(\)",
-    ),
-    "ch19 quantize_int8(a bfloat16 Linear)": (
-        lambda: quantize_int8(nn.Linear(3, 3).bfloat16()),
-        TypeError,
-        r"float32 linear layers, got model of dtype torch.bfloat16",
-    ),
-    "ch19 quantize_int8(no Linear)": (
-        lambda: quantize_int8(nn.Sequential(nn.ReLU())),
-        ValueError,
-        r"expected a module with nn.Linear layers, got none in Sequential",
-    ),
+    **linear_copy_cases("ch19 quantize_int8", quantize_int8, "quantize"),
     "ch19 quantize_onnx_int8(src 3)": (
         lambda: quantize_onnx_int8(3, "out.onnx"),
         TypeError,
