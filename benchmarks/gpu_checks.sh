@@ -1,21 +1,28 @@
 #!/usr/bin/env bash
-# Every GPU measurement the book records, in two parts that each fit a 10-minute call
-# on a GPU machine without network access. Neither part needs .venv: each runs on the
+# Every GPU measurement the book records, in parts that each fit a 10-minute call
+# on a GPU machine without network access. No part needs .venv: each runs on the
 # machine's own Python with torch (CUDA), transformers, einops, tqdm and pytest, and
 # imports encoderlib from the working tree (PYTHONPATH=.). From the repository root:
 #
 #   bash benchmarks/gpu_checks.sh checks OUT  # GPU tests, host syncs, studies 15 and 16
 #   bash benchmarks/gpu_checks.sh speed OUT   # gpu_speed.py: the full table (minutes)
 #   bash benchmarks/gpu_checks.sh speed OUT ModernBERT-base  # one model's rows
+#   bash benchmarks/gpu_checks.sh short OUT   # one call: tests, table, syncs, counts
+#
+# `short` is for a machine lent for less than 15 minutes: the packed path's GPU
+# tests first (if they fail, the table is not worth its time), then gpu_speed.py
+# without the torch.compile column, the other GPU tests, host syncs and
+# operator_count.py on the GPU (float32 and bfloat16), under 10 minutes.
 #
 # Each step prints to the terminal and to OUT/<step>.txt, under its own time limit,
 # so a step that hangs or fails leaves the others' results. Where each output goes:
 # gpu_speed.txt → benchmarks/recorded/gpu_speed_<gpu>.txt, the tables of
 # benchmarks/README.md and chapters 8, 18 and 19; host_syncs.txt →
-# benchmarks/recorded/host_syncs_<gpu>.txt; ch15_study.txt and ch16_study.txt → the
+# benchmarks/recorded/host_syncs_<gpu>.txt; operator_count*.txt →
+# benchmarks/recorded/operator_count_<gpu>.txt; ch15_study.txt and ch16_study.txt → the
 # RECORDED_LONGER and flash-attention tables of chapters 15 and 16.
 set -u
-usage="usage: bash benchmarks/gpu_checks.sh checks|speed OUT [MODELS]"
+usage="usage: bash benchmarks/gpu_checks.sh checks|speed|short OUT [MODELS]"
 part=${1:?$usage}
 out=${2:?$usage}
 models=${3:-MiniLM-L6,BERT-base,ModernBERT-base}
@@ -45,6 +52,20 @@ checks)
     ;;
 speed)
     step gpu_speed 570 python3 benchmarks/gpu_speed.py --repeats 3 --models "$models"
+    ;;
+short)
+    step machine 20 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv
+    step pytest_packing_gpu 60 python3 -m pytest -q -p no:cacheprovider -k cuda \
+        tests/test_packing_gpu.py
+    step gpu_speed 290 python3 benchmarks/gpu_speed.py --repeats 3 --no-compile \
+        --models "$models"
+    step pytest_gpu 110 python3 -m pytest -q -p no:cacheprovider -k "cuda or gpu" \
+        tests/test_gpu_sync.py tests/test_encode_options.py tests/test_families.py \
+        tests/test_distributed.py
+    step host_syncs 40 python3 benchmarks/host_syncs.py
+    step operator_count 40 python3 benchmarks/operator_count.py --device cuda
+    step operator_count_bf16 30 python3 benchmarks/operator_count.py --device cuda \
+        --dtype bfloat16
     ;;
 *)
     echo "$usage" >&2

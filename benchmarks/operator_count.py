@@ -12,16 +12,21 @@ Views (reshape, transpose, slices) and casts to the dtype a tensor already has
 launch no kernel and are not counted.
 
 The CPU runs chapter 8's CPU paths (no padding at batch 1; blocks of equal
-length on a padded batch), so the counts describe those paths; a GPU's packed
-path dispatches a different set. Run from the repository root after `make setup`:
+length on a padded batch), so the counts describe those paths. A GPU's packed
+path dispatches a different set: `--device cuda` counts that one (encoderlib
+gets the mask on the host, as `encode` hands it over; Hugging Face on the GPU).
+`--top N` adds, per row, the N operators each side dispatches most. Run from
+the repository root after `make setup`:
 
     .venv/bin/python benchmarks/operator_count.py           # the table
     .venv/bin/python benchmarks/operator_count.py --quick   # small shapes, seconds
+    python benchmarks/operator_count.py --device cuda --dtype bfloat16 --top 8
 """
 
 from __future__ import annotations
 
 import argparse
+import collections
 import sys
 import warnings
 from collections.abc import Callable
@@ -35,6 +40,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from host_syncs import hugging_face_pair  # noqa: E402
 
 MODELS = ("MiniLM-L6", "BERT-base", "ModernBERT-base")
+DTYPES = ("float32", "float16", "bfloat16")
 # Operators that only relabel memory: no kernel runs.
 VIEWS = {
     "view", "_unsafe_view", "reshape", "as_strided", "transpose", "permute", "t",
@@ -49,6 +55,7 @@ class OperatorCount(TorchDispatchMode):
     def __init__(self) -> None:
         super().__init__()
         self.n = 0
+        self.by_name: collections.Counter[str] = collections.Counter()
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
@@ -57,6 +64,7 @@ class OperatorCount(TorchDispatchMode):
         no_op_cast = name in ("to", "_to_copy") and out is args[0]
         if name not in VIEWS and not no_op_cast:
             self.n += 1
+            self.by_name[name] += 1
         return out
 
 
@@ -76,32 +84,47 @@ def batches(quick: bool) -> dict[str, tuple[torch.Tensor, torch.Tensor]]:
     return out
 
 
-def count(forward: Callable[[], object]) -> int:
-    """Operators one call of `forward` dispatches, after a first call to warm up."""
+def count(forward: Callable[[], object]) -> OperatorCount:
+    """The operators one call of `forward` dispatches, after a first call to warm up."""
     with torch.inference_mode():
         forward()
         with OperatorCount() as counted:
             forward()
-    return counted.n
+    return counted
+
+
+def most(counted: OperatorCount, top: int) -> str:
+    """The `top` operators dispatched most, as "name×count, ..."."""
+    return ", ".join(f"{name}×{n}" for name, n in counted.by_name.most_common(top))
 
 
 def main() -> None:
     """Print one row per model and input: operators per forward, both sides."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small shapes")
+    parser.add_argument("--device", default="cpu", help="cpu (default) or cuda")
+    parser.add_argument("--dtype", default="float32", choices=DTYPES)
+    parser.add_argument("--top", type=int, default=0, help="most dispatched ops")
     args = parser.parse_args()
-    print(f"torch {torch.__version__}, CPU; operators per inference forward")
+    device, dtype = torch.device(args.device), getattr(torch, args.dtype)
+    where = torch.cuda.get_device_name(device) if device.type == "cuda" else "CPU"
+    print(f"torch {torch.__version__}, {where}, {args.dtype}; operators per forward")
     print("| model | batch | encoderlib | Hugging Face | ratio |")
     print("|---|---|---|---|---|")
     for name in MODELS:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             theirs, ours = hugging_face_pair(name, args.quick)
+        theirs, ours = (m.to(device, dtype) for m in (theirs, ours))
         for label, (ids, mask) in batches(args.quick).items():
+            ids, on_device = ids.to(device), mask.to(device)
             n_ours = count(partial(ours, ids, mask))
-            n_theirs = count(partial(theirs, input_ids=ids, attention_mask=mask))
-            ratio = n_ours / n_theirs
-            print(f"| {name} | {label} | {n_ours} | {n_theirs} | {ratio:.2f} |")
+            n_theirs = count(partial(theirs, input_ids=ids, attention_mask=on_device))
+            ratio = n_ours.n / n_theirs.n
+            print(f"| {name} | {label} | {n_ours.n} | {n_theirs.n} | {ratio:.2f} |")
+            if args.top:
+                print(f"  encoderlib: {most(n_ours, args.top)}")
+                print(f"  Hugging Face: {most(n_theirs, args.top)}")
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ __all__ = [
 import math
 
 import torch
-from einops import einsum, rearrange
+from einops import einsum, rearrange, repeat
 from torch import Tensor, nn
 
 from encoderlib.checks import (
@@ -538,6 +538,7 @@ class RotaryEmbedding(nn.Module):
         self.d_head, self.theta, self.interleaved = d_head, float(theta), interleaved
         exponents = torch.arange(0, d_head, 2, dtype=torch.float32) / d_head
         self.register_buffer("inv_freq", theta**-exponents, persistent=False)
+        self._kept: tuple | None = None  # the last angles' (positions, key, cos sin)
 
     def angles(self, n: int) -> Tensor:
         """The (n, d_head / 2) rotation angles, float32: position p times each freq."""
@@ -553,30 +554,45 @@ class RotaryEmbedding(nn.Module):
         return self._turn(x, *self._cos_sin(x, positions))
 
     def _cos_sin(self, x: Tensor, positions: Tensor | None) -> tuple[Tensor, Tensor]:
-        # cos and sin of the (n, d_head / 2) angles at x's rows, in x's dtype.
+        # cos and signed sin of the angles at x's rows, (n, d_head) in x's dtype, in
+        # x's pair layout, for _turn. Layers that share this module (Encoder) turn
+        # by the same rows: the last result is kept and reused while x's rows,
+        # dtype, device and inference mode, and the positions tensor, are the same.
         check_floating("x", x)
         if x.dim() < 2 or x.shape[-1] != self.d_head:
             raise ValueError(
                 f"expected shape (..., n, d_head={self.d_head}), got {tuple(x.shape)}"
             )
-        if positions is None:
-            angles = self.angles(x.shape[-2])
-        elif positions.shape != x.shape[-2:-1]:
+        if positions is not None and positions.shape != x.shape[-2:-1]:
             raise ValueError(
                 f"expected positions of shape ({x.shape[-2]},), one per row of x, "
                 f"got {tuple(positions.shape)}"
             )
+        key = (x.shape[-2], x.dtype, x.device, torch.is_inference_mode_enabled())
+        kept = self._kept
+        if kept is not None and kept[0] is positions and kept[1] == key:
+            return kept[2]
+        if positions is None:
+            angles = self.angles(x.shape[-2])
         else:
             angles = rearrange(positions.float(), "p -> p 1") * self.inv_freq
-        return angles.cos().to(x.dtype), angles.sin().to(x.dtype)
+        pairs = "(m two)" if self.interleaved else "(two m)"  # the one difference
+        cos, sin = angles.cos(), angles.sin()
+        cos = repeat(cos, f"n m -> n {pairs}", two=2)
+        sin = rearrange(torch.stack((-sin, sin)), f"two n m -> n {pairs}")
+        self._kept = positions, key, (cos.to(x.dtype), sin.to(x.dtype))
+        return self._kept[2]
 
     def _turn(self, x: Tensor, cos: Tensor, sin: Tensor) -> Tensor:
-        pairs = "(m two)" if self.interleaved else "(two m)"  # the one difference
-        first, second = rearrange(x, f"... n {pairs} -> two ... n m", two=2)
-        rotated = torch.stack((first * cos - second * sin, first * sin + second * cos))
-        return rearrange(rotated, f"two ... n m -> ... n {pairs}")
+        # Pair (a, b) turns to (a·cos - b·sin, b·cos + a·sin): x times cos plus each
+        # feature's partner times the signed sin, four kernels for q or k.
+        pairs = "(m two)" if self.interleaved else "(two m)"
+        halves = rearrange(x, f"... {pairs} -> ... two m", two=2)
+        partner = rearrange(halves.flip(-2), f"... two m -> ... {pairs}")
+        return x * cos + partner * sin
 
-    # Chapter 8's packed path may pass each token's place in its own sentence.
+    # Chapter 8's packed path may pass each token's place in its own sentence,
+    # to `rotate` (q and k as one tensor) and `forward`.
     takes_positions = True
 
     def forward(
@@ -585,7 +601,9 @@ class RotaryEmbedding(nn.Module):
         """Queries and keys (..., n, d_head), both rotated; see the class.
 
         Keys with the queries' rows and dtype turn by the same angles, computed
-        once (every layer calls this on each forward; a GPU launches fewer kernels).
+        once, and kept for the next call with the same rows: an Encoder's layers of
+        one base share this module, so a forward computes them once, not once per
+        layer (a GPU launches fewer kernels).
         """
         cos, sin = self._cos_sin(q, positions)
         same = isinstance(k, Tensor) and k.shape[-2:] == q.shape[-2:]

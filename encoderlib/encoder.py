@@ -189,6 +189,7 @@ class Encoder(nn.Module):
             None if config.d_embed is None else nn.Linear(width, config.d_model)
         )
         self.position_bias = _POSITION_BIASES.get(scheme, _nothing)(config)
+        transforms = _QK_TRANSFORMS.get(scheme, _no_transforms)(config)
         self.layers = nn.ModuleList(
             EncoderLayer(
                 config.d_model,
@@ -199,9 +200,9 @@ class Encoder(nn.Module):
                 norm_first=config.norm_first,
                 eps=config.eps,
                 bias=config.bias,
-                qk_transform=_QK_TRANSFORMS.get(scheme, _nothing)(config, i),
+                qk_transform=transform,
             )
-            for i in range(config.n_layers)
+            for transform in transforms
         )
         if config.skip_first_norm and config.n_layers:
             self.layers[0].norm1 = nn.Identity()  # the embeddings' norm serves
@@ -355,18 +356,31 @@ def _nothing(*args: object) -> None:
     return None
 
 
-def _rotary(config: EncoderConfig, i: int) -> RotaryEmbedding:
-    # Layer i's RoPE, with the local base in local layers when there is one.
-    theta = config.rope_theta
-    if config.layer_is_local(i) and config.local_rope_theta is not None:
-        theta = config.local_rope_theta
-    return RotaryEmbedding(config.d_head, theta)
+def _no_transforms(config: EncoderConfig) -> list[None]:
+    # What a scheme that turns no queries and keys gives each layer.
+    return [None] * config.n_layers
+
+
+def _rotary(config: EncoderConfig) -> list[RotaryEmbedding]:
+    # Each layer's RoPE, with the local base in local layers when there is one.
+    # Layers of one base share a module; it keeps the angles of its last call,
+    # so that a forward computes them once per base, not once per layer.
+    shared: dict[float, RotaryEmbedding] = {}
+    layers = []
+    for i in range(config.n_layers):
+        theta = config.rope_theta
+        if config.layer_is_local(i) and config.local_rope_theta is not None:
+            theta = config.local_rope_theta
+        if theta not in shared:
+            shared[theta] = RotaryEmbedding(config.d_head, theta)
+        layers.append(shared[theta])
+    return layers
 
 
 # The modules each positional scheme (config.POSITIONAL_SCHEMES) adds, by place:
 # a table replacing the learned positions, an attention bias shared by all
-# layers, a transform of each layer's queries and keys. A scheme absent from a
-# table adds nothing there.
+# layers, the transforms of the layers' queries and keys (a list, one per layer).
+# A scheme absent from a table adds nothing there.
 _POSITION_TABLES = {
     "sinusoidal": lambda c: SinusoidalPositionalEncoding(
         c.d_model if c.d_embed is None else c.d_embed, c.max_len

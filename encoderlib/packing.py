@@ -233,7 +233,8 @@ def _packed_attention(
     GPU, `varlen_attention` computes the core on the packed rows; elsewhere,
     fused attention runs once per block of neighbouring sentences of equal
     length (`_attention_by_length`), with a local `window` as a band on each
-    block. Only a bias on the scores (chapter 17), broadcastable to
+    block. A window no shorter than the longest sentence is dropped: it hides
+    nothing. Only a bias on the scores (chapter 17), broadcastable to
     (b, h, n, n), or another `qk_transform` pads the core back to (b, h, n, e).
     """
     weight = torch.cat([attn.q_proj.weight, attn.k_proj.weight, attn.v_proj.weight])
@@ -243,6 +244,8 @@ def _packed_attention(
     qkv = F.linear(x, weight, bias)  # (t, 3d): one matrix product for q, k and v
     dropout_p = attn.dropout if attn.training else 0.0
     transform = attn.qk_transform
+    if window is not None and max(plan.lengths, default=0) <= window + 1:
+        window = None  # every sentence fits the window: the layer is global here
     varlen = _varlen_ready(attn, qkv, score_bias, window)
     varlen = varlen and max(plan.lengths, default=0) > 0  # not all padding
     positional = transform is None or getattr(transform, "takes_positions", False)
@@ -253,15 +256,13 @@ def _packed_attention(
         and (not qkv.is_cuda or (window is None and transform is None))
     )
     if varlen or by_length:
-        q, k, v = rearrange(
-            qkv, "t (three h e) -> three t h e", three=3, h=attn.n_heads
-        )
-        if transform is not None:  # RoPE, at each token's own position
-            q, k = (rearrange(z, "t h e -> h t e") for z in (q, k))
-            q, k = transform(q, k, positions=plan.positions)
-            q, k = (rearrange(z, "h t e -> t h e") for z in (q, k))
-        if varlen:
-            q, k = q.contiguous(), k.contiguous()
+        qkv = rearrange(qkv, "t (three h e) -> three t h e", three=3, h=attn.n_heads)
+        q, k, v = qkv
+        if transform is not None:  # RoPE: q and k turned as one, by token positions
+            qk = rearrange(qkv[:2], "two t h e -> (two h) t e")
+            qk = transform.rotate(qk, positions=plan.positions)
+            q, k = rearrange(qk, "(two h) t e -> two t h e", two=2)
+        if varlen:  # q, k, v may be strided views: the kernels read each row's stride
             context = varlen_attention(
                 q, k, v, plan.cu_seqlens, max(plan.lengths), window, dropout_p
             )
@@ -307,7 +308,7 @@ def _attention_by_length(
             blocks[-1][1] += 1
         else:
             blocks.append([n, 1])
-    contexts = [q.new_zeros(0, q.shape[1] * q.shape[2])]  # for t = 0
+    contexts = []
     rows = [n * count for n, count in blocks]
     parts = zip(q.split(rows), k.split(rows), v.split(rows), blocks, strict=True)
     for q_rows, k_rows, v_rows, (n, _) in parts:
@@ -323,6 +324,8 @@ def _attention_by_length(
             q_b, k_b, v_b, attn_mask=band, dropout_p=dropout_p
         )
         contexts.append(rearrange(context, "b h n e -> (b n) (h e)"))
+    if not contexts:  # t = 0: every sentence is padding alone
+        return q.new_zeros(0, q.shape[1] * q.shape[2])
     return torch.cat(contexts)
 
 
@@ -334,12 +337,20 @@ def _packed_layer(
     window: int | None = None,
 ) -> Tensor:
     """`EncoderLayer.forward` on packed tokens: the same sublayers, no padding."""
+    # Out of training dropout returns its input; not calling it saves two
+    # dispatches a layer, which a GPU's small batches feel.
+    drop1, drop2 = (layer.dropout1, layer.dropout2) if layer.training else (_same,) * 2
     if layer.norm_first:
         attended = _packed_attention(
             layer.attn, layer.norm1(x), plan, score_bias, window
         )
-        x = x + layer.dropout1(attended)
-        return x + layer.dropout2(layer.ffn(layer.norm2(x)))
+        x = x + drop1(attended)
+        return x + drop2(layer.ffn(layer.norm2(x)))
     attended = _packed_attention(layer.attn, x, plan, score_bias, window)
-    x = layer.norm1(x + layer.dropout1(attended))
-    return layer.norm2(x + layer.dropout2(layer.ffn(x)))
+    x = layer.norm1(x + drop1(attended))
+    return layer.norm2(x + drop2(layer.ffn(x)))
+
+
+def _same(x: Tensor) -> Tensor:
+    # Dropout out of training: x itself.
+    return x

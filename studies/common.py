@@ -98,10 +98,16 @@ def _recorded_assignment(chapter: str, name: str) -> tuple[str, ast.Assign]:
     raise LookupError(f"chapter {chapter} assigns no {name}")
 
 
-def _stand_in_for_ipython() -> None:
-    # Chapter cells may `from IPython.display import display`; a study runs outside
-    # Jupyter, on machines where IPython may be absent (a bare GPU machine). There,
-    # display prints, which is what it does outside a notebook anyway.
+def stand_in_for_ipython() -> None:
+    """Where IPython is absent, put a small stand-in for it in `sys.modules`.
+
+    Chapter cells may `from IPython.display import display`, and
+    `encoderlib.progress` asks `IPython.get_ipython()` whether it runs in a
+    notebook; a study runs outside Jupyter, on machines where IPython may be
+    absent (a bare GPU machine). There, display prints, which is what it does
+    outside a notebook anyway, and get_ipython says there is no shell, as
+    IPython's own does in a script. With IPython installed, nothing changes.
+    """
     try:
         import IPython.display  # noqa: F401
     except ImportError:
@@ -109,6 +115,7 @@ def _stand_in_for_ipython() -> None:
         stand_in.display = print
         package = types.ModuleType("IPython")
         package.display = stand_in
+        package.get_ipython = lambda: None
         sys.modules.update({"IPython": package, "IPython.display": stand_in})
 
 
@@ -124,7 +131,7 @@ def chapter_namespace(chapter: str, tag: str = STUDY_TAG) -> dict[str, Any]:
     cells = [c for c in _cells(chapter) if tag in c.get("metadata", {}).get("tags", [])]
     if not cells:
         raise LookupError(f"chapter {chapter} has no code cell tagged {tag!r}")
-    _stand_in_for_ipython()
+    stand_in_for_ipython()
     with contextlib.redirect_stdout(
         sys.stderr
     ):  # the chapter's prints are not the table

@@ -327,17 +327,23 @@ def test_operator_count_counts_kernels_not_views():
         y.to(torch.float32)  # its own dtype: no copy
         y.to(torch.float64)  # a copy
     assert counted.n == 2
+    assert counted.by_name == {"add": 1, "_to_copy": 1}
+    assert load_script("operator_count").most(counted, 1) in ("add×1", "_to_copy×1")
 
 
 def test_operator_count_prints_a_row_per_model_and_batch(capsys, monkeypatch):
     operator_count = load_script("operator_count")
-    monkeypatch.setattr(sys, "argv", ["operator_count.py", "--quick"])
+    monkeypatch.setattr(sys, "argv", ["operator_count.py", "--quick", "--top", "3"])
     operator_count.main()
+    lines = capsys.readouterr().out.splitlines()
     rows = [
         [cell.strip() for cell in line.split("|")[1:-1]]
-        for line in capsys.readouterr().out.splitlines()
+        for line in lines
         if line.startswith("| ") and "---" not in line
     ][1:]
+    tops = [line for line in lines if line.startswith("  ")]
+    assert len(tops) == 2 * len(rows)  # each side's three most dispatched
+    assert all(line.count("×") == 3 for line in tops), tops
     assert [row[0] for row in rows] == [
         name for name in operator_count.MODELS for _ in range(2)
     ]

@@ -84,10 +84,15 @@ def test_packed_equals_padded_on_the_cpu(name):
 @needs_cuda
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
 @pytest.mark.parametrize("name", CONFIGS)
-def test_varlen_path_equals_padded_path_on_cuda(name, dtype):
+@pytest.mark.parametrize(
+    "lengths", [(23, 17, 9, 9, 1), (5, 4, 2)], ids=["past the window", "in it"]
+)
+def test_varlen_path_equals_padded_path_on_cuda(name, dtype, lengths):
+    # Sentences inside ModernBERT-like's window (4) take the kernels of global
+    # layers in every layer, float32 included; longer ones need the window.
     torch.manual_seed(0)
     model = Encoder(CONFIGS[name]).eval().cuda().to(dtype)
-    ids, mask = padded_batch()
+    ids, mask = padded_batch(lengths)
     ids = ids.cuda()
     with torch.no_grad():
         padded = model(ids, mask.cuda())  # mask on the GPU: the padded path

@@ -149,21 +149,54 @@ def test_rope_rotate_half_equals_llama(d_head, theta, n):
     assert (ours_k - theirs_k).abs().max() < 1e-5
 
 
-def test_rope_turns_queries_and_keys_by_one_set_of_angles(monkeypatch):
-    # Every layer calls forward on each pass: cos and sin are computed once for
-    # q and k, and give exactly what rotating each alone gives.
+def test_rope_computes_its_angles_once_for_every_layer_that_shares_it(monkeypatch):
+    # An Encoder's layers of one base share a RotaryEmbedding, and in one forward
+    # they all turn by one positions tensor: cos is computed once for q, k and
+    # every later layer, and a new positions tensor (the next forward), another
+    # dtype or inference mode computes it again.
     rope, q, k = RotaryEmbedding(8), torch.randn(2, 3, 5, 8), torch.randn(2, 3, 5, 8)
-    expected = rope.rotate(q), rope.rotate(k)
+    positions = torch.tensor([4, 0, 1, 2, 3])
+    expected = [RotaryEmbedding(8).rotate(t, positions) for t in (q, k)]
     calls = []
     cos = torch.Tensor.cos
     monkeypatch.setattr(torch.Tensor, "cos", lambda t: calls.append(1) or cos(t))
-    for positions in (None, torch.tensor([4, 0, 1, 2, 3])):
+    for _ in range(3):  # three layers
         got = rope(q, k, positions)
-        assert len(calls) == 1
-        calls.clear()
-        if positions is None:
-            assert all(torch.equal(a, b) for a, b in zip(got, expected, strict=True))
+        assert all(torch.equal(a, b) for a, b in zip(got, expected, strict=True))
+    assert len(calls) == 1
+    rope(q, k, positions.clone())
+    rope(q.double(), k.double(), positions)
+    with torch.inference_mode():
+        rope(q, k, positions)
+    assert len(calls) == 4
+    leaf = q.clone().requires_grad_()  # angles kept from inference mode are not reused
+    rope(leaf, k, positions)[0].sum().backward()
+    assert leaf.grad is not None and len(calls) == 5
     assert rope(q, k[..., :4, :])[1].shape == (2, 3, 4, 8)  # k of its own length
+
+
+def test_rope_turns_pairs_as_the_rotation_formula_says():
+    # _turn's x·cos + partner·sin is the rotation (a·cos - b·sin, a·sin + b·cos)
+    # of each pair (a, b), to the last bit, in both pairing conventions.
+    x = torch.randn(2, 7, 8)
+    for interleaved, pairs in ((False, "(two m)"), (True, "(m two)")):
+        rope = RotaryEmbedding(8, interleaved=interleaved)
+        angles = rope.angles(7)
+        a, b = rearrange(x, f"h n {pairs} -> two h n m", two=2)
+        c, s = angles.cos(), angles.sin()
+        turned = torch.stack((a * c - b * s, a * s + b * c))
+        expected = rearrange(turned, f"two h n m -> h n {pairs}")
+        assert torch.equal(rope.rotate(x), expected)
+
+
+def test_encoder_layers_of_one_rope_base_share_one_module():
+    config = EncoderConfig.tiny(
+        positional="rope", n_layers=4, window=2, global_every=2, local_rope_theta=100.0
+    )
+    transforms = [layer.attn.qk_transform for layer in Encoder(config).layers]
+    assert [t.theta for t in transforms] == [config.rope_theta, 100.0] * 2
+    assert transforms[0] is transforms[2] and transforms[1] is transforms[3]
+    assert transforms[0] is not transforms[1]
 
 
 def test_rope_interleaved_equals_gptj():

@@ -13,12 +13,20 @@ below); the reruns are the slowest tests, so five files share them out between
 import importlib
 import json
 import re
+import sys
 from pathlib import Path
 
 import pytest
 import torch
 
-from studies.common import CHAPTERS, Study, compute, is_placeholder
+from encoderlib.progress import progress_bar
+from studies.common import (
+    CHAPTERS,
+    Study,
+    compute,
+    is_placeholder,
+    stand_in_for_ipython,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPTS = sorted((ROOT / "studies").glob("ch*.py"))
@@ -87,3 +95,16 @@ def test_every_recorded_table_has_a_study() -> None:
     assert recorded <= produced, (
         f"tables without a study: {sorted(recorded - produced)}"
     )
+
+
+def test_a_study_runs_where_ipython_is_absent(monkeypatch, capsys) -> None:
+    # A bare GPU machine has no IPython: chapter cells still display, and train's
+    # progress bar still asks whether it runs in a notebook (it does not).
+    monkeypatch.setitem(sys.modules, "IPython", None)  # import IPython fails
+    monkeypatch.setitem(sys.modules, "IPython.display", None)
+    stand_in_for_ipython()
+    from IPython.display import display
+
+    display("shown")
+    assert sum(progress_bar(range(3), desc="steps")) == 3
+    assert "shown" in capsys.readouterr().out
