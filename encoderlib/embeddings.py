@@ -410,11 +410,8 @@ class T5RelativePositionBias(nn.Module):
         super().__init__()
         check_positive_int("n_heads", n_heads)
         t5_relative_bucket(torch.zeros(1, dtype=torch.long), n_buckets, max_distance)
-        self.n_heads, self.n_buckets, self.max_distance = (
-            n_heads,
-            n_buckets,
-            max_distance,
-        )
+        self.n_heads, self.n_buckets = n_heads, n_buckets
+        self.max_distance = max_distance
         self.relative_bias = nn.Embedding(n_buckets, n_heads)
         nn.init.normal_(self.relative_bias.weight, std=0.02)
 
@@ -507,11 +504,10 @@ class RotaryEmbedding(nn.Module):
     et al., 2021, arXiv:2104.09864). Which features form a pair is a convention:
     `interleaved=True` pairs neighbours (0, 1), (2, 3), ... as the paper,
     RoFormer and GPT-J do; `interleaved=False` (the default) pairs m with
-    m + d_head / 2, "rotate half", as GPT-NeoX, LLaMA and ModernBERT do. Weights
-    trained with one convention are wrong under the other. `forward(q, k)` takes
-    (..., n, d_head) tensors (positions 0 .. n - 1, or `positions` (n,), as
-    chapter 8's packed path passes them) and returns both rotated; it is a
-    `qk_transform` for `MultiHeadAttention`. The angles are computed in float32
+    m + d_head / 2, "rotate half", as GPT-NeoX, LLaMA and ModernBERT do (weights
+    trained with one are wrong under the other). `forward(q, k)` rotates both
+    (..., n, d_head) at positions 0 .. n - 1, or at `positions` (n,) (chapter 8),
+    as a `qk_transform` for `MultiHeadAttention`. The angles are computed in float32
     and the result has q's dtype. Raises TypeError for non-int d_head,
     non-float theta, non-bool interleaved or non-tensor q, k; ValueError for an
     odd d_head, theta <= 1, q, k whose last axis is not d_head, or positions
@@ -519,9 +515,7 @@ class RotaryEmbedding(nn.Module):
 
     Example::
 
-        >>> rope = RotaryEmbedding(d_head=8)
-        >>> q, k = rope(torch.randn(2, 4, 5, 8), torch.randn(2, 4, 5, 8))
-        >>> q.shape
+        >>> RotaryEmbedding(8)(torch.ones(2, 4, 5, 8), torch.ones(2, 4, 5, 8))[0].shape
         torch.Size([2, 4, 5, 8])
     """
 
@@ -538,7 +532,7 @@ class RotaryEmbedding(nn.Module):
         self.d_head, self.theta, self.interleaved = d_head, float(theta), interleaved
         exponents = torch.arange(0, d_head, 2, dtype=torch.float32) / d_head
         self.register_buffer("inv_freq", theta**-exponents, persistent=False)
-        self._kept: tuple | None = None  # the last angles' (positions, key, cos sin)
+        self._kept: tuple = (None, None, None)  # positions, state, (cos, sin)
 
     def angles(self, n: int) -> Tensor:
         """The (n, d_head / 2) rotation angles, float32: position p times each freq."""
@@ -547,17 +541,12 @@ class RotaryEmbedding(nn.Module):
         return rearrange(positions, "p -> p 1") * self.inv_freq
 
     def rotate(self, x: Tensor, positions: Tensor | None = None) -> Tensor:
-        """x (..., n, d_head) with the pair of features m at position p rotated.
-
-        The positions are 0 .. n - 1, or `positions` (n,) when given.
-        """
+        """x (..., n, d_head) turned at positions 0 .. n - 1, or at `positions` (n,)."""
         return self._turn(x, *self._cos_sin(x, positions))
 
     def _cos_sin(self, x: Tensor, positions: Tensor | None) -> tuple[Tensor, Tensor]:
-        # cos and signed sin of the angles at x's rows, (n, d_head) in x's dtype, in
-        # x's pair layout, for _turn. Layers that share this module (Encoder) turn
-        # by the same rows: the last result is kept and reused while x's rows,
-        # dtype, device and inference mode, and the positions tensor, are the same.
+        # cos and signed sin at x's rows (n, d_head), in x's dtype and pair layout;
+        # kept for the packed path's positions, which all layers sharing this turn by.
         check_floating("x", x)
         if x.dim() < 2 or x.shape[-1] != self.d_head:
             raise ValueError(
@@ -568,20 +557,22 @@ class RotaryEmbedding(nn.Module):
                 f"expected positions of shape ({x.shape[-2]},), one per row of x, "
                 f"got {tuple(positions.shape)}"
             )
-        key = (x.shape[-2], x.dtype, x.device, torch.is_inference_mode_enabled())
-        kept = self._kept
-        if kept is not None and kept[0] is positions and kept[1] == key:
-            return kept[2]
+        # Grad mode in the key: angles made in inference mode never meet autograd.
+        state = (x.dtype, x.device, torch.is_grad_enabled())
+        seen, seen_state, kept = self._kept
+        if positions is not None and seen is positions and seen_state == state:
+            return kept
         if positions is None:
             angles = self.angles(x.shape[-2])
         else:
             angles = rearrange(positions.float(), "p -> p 1") * self.inv_freq
         pairs = "(m two)" if self.interleaved else "(two m)"  # the one difference
         cos, sin = angles.cos(), angles.sin()
-        cos = repeat(cos, f"n m -> n {pairs}", two=2)
-        sin = rearrange(torch.stack((-sin, sin)), f"two n m -> n {pairs}")
-        self._kept = positions, key, (cos.to(x.dtype), sin.to(x.dtype))
-        return self._kept[2]
+        cos = repeat(cos, f"n m -> n {pairs}", two=2).to(x.dtype)
+        sin = rearrange(torch.stack((-sin, sin)), f"two n m -> n {pairs}").to(x.dtype)
+        if positions is not None:  # not kept otherwise: nothing else marks the rows
+            self._kept = positions, state, (cos, sin)
+        return cos, sin
 
     def _turn(self, x: Tensor, cos: Tensor, sin: Tensor) -> Tensor:
         # Pair (a, b) turns to (a·cos - b·sin, b·cos + a·sin): x times cos plus each
@@ -591,20 +582,12 @@ class RotaryEmbedding(nn.Module):
         partner = rearrange(halves.flip(-2), f"... two m -> ... {pairs}")
         return x * cos + partner * sin
 
-    # Chapter 8's packed path may pass each token's place in its own sentence,
-    # to `rotate` (q and k as one tensor) and `forward`.
-    takes_positions = True
+    takes_positions = True  # chapter 8's packed path passes `positions`
 
     def forward(
         self, q: Tensor, k: Tensor, positions: Tensor | None = None
     ) -> tuple[Tensor, Tensor]:
-        """Queries and keys (..., n, d_head), both rotated; see the class.
-
-        Keys with the queries' rows and dtype turn by the same angles, computed
-        once, and kept for the next call with the same rows: an Encoder's layers of
-        one base share this module, so a forward computes them once, not once per
-        layer (a GPU launches fewer kernels).
-        """
+        """q and k (..., n, d_head), both turned by one set of angles; see the class."""
         cos, sin = self._cos_sin(q, positions)
         same = isinstance(k, Tensor) and k.shape[-2:] == q.shape[-2:]
         if not (same and k.dtype == q.dtype):
