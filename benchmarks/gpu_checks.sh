@@ -28,6 +28,11 @@ out=${2:?$usage}
 models=${3:-MiniLM-L6,BERT-base,ModernBERT-base}
 mkdir -p "$out"
 export PYTHONUNBUFFERED=1 PYTHONPATH=. TOKENIZERS_PARALLELISM=false
+# The GPU tests: the packed path's, and the others that -k "cuda or gpu" selects
+# (expanded unquoted below, one argument per file).
+packing_tests=tests/test_packing_gpu.py
+other_tests="tests/test_gpu_sync.py tests/test_encode_options.py tests/test_families.py
+    tests/test_distributed.py"
 export HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 
 step() {  # step NAME SECONDS COMMAND...: run COMMAND for at most SECONDS
@@ -44,8 +49,7 @@ checks)
         --format=csv && python3 -c "import torch, transformers; \
         print(torch.__version__, transformers.__version__)"'
     step pytest_gpu 180 python3 -m pytest -q -p no:cacheprovider -k "cuda or gpu" \
-        tests/test_packing_gpu.py tests/test_gpu_sync.py tests/test_encode_options.py \
-        tests/test_families.py tests/test_distributed.py
+        $packing_tests $other_tests
     step host_syncs 60 python3 benchmarks/host_syncs.py
     step ch16_study 90 python3 -m studies.ch16_quality --device cuda
     step ch15_study 200 python3 -m studies.ch15_vit --device cuda --only RECORDED_LONGER
@@ -56,12 +60,11 @@ speed)
 short)
     step machine 20 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv
     step pytest_packing_gpu 60 python3 -m pytest -q -p no:cacheprovider -k cuda \
-        tests/test_packing_gpu.py
+        $packing_tests
     step gpu_speed 290 python3 benchmarks/gpu_speed.py --repeats 3 --no-compile \
         --models "$models"
     step pytest_gpu 110 python3 -m pytest -q -p no:cacheprovider -k "cuda or gpu" \
-        tests/test_gpu_sync.py tests/test_encode_options.py tests/test_families.py \
-        tests/test_distributed.py
+        $other_tests
     step host_syncs 40 python3 benchmarks/host_syncs.py
     step operator_count 40 python3 benchmarks/operator_count.py --device cuda
     step operator_count_bf16 30 python3 benchmarks/operator_count.py --device cuda \

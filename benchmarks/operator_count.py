@@ -54,8 +54,12 @@ class OperatorCount(TorchDispatchMode):
 
     def __init__(self) -> None:
         super().__init__()
-        self.n = 0
         self.by_name: collections.Counter[str] = collections.Counter()
+
+    @property
+    def n(self) -> int:
+        """All operators counted, views and no-op casts aside."""
+        return self.by_name.total()
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
@@ -63,7 +67,6 @@ class OperatorCount(TorchDispatchMode):
         name = func.overloadpacket.__name__
         no_op_cast = name in ("to", "_to_copy") and out is args[0]
         if name not in VIEWS and not no_op_cast:
-            self.n += 1
             self.by_name[name] += 1
         return out
 
