@@ -54,6 +54,8 @@ from .attention import (
     check_attention_inputs,
     check_tokens,
     fused_attention,
+    join_linears,
+    joined_view,
     scaled_dot_product_attention,
 )
 from .autoload import Pretrained, from_pretrained
@@ -221,6 +223,8 @@ __all__ = [
     "scaled_dot_product_attention",
     "fused_attention",
     "check_tokens",
+    "join_linears",
+    "joined_view",
     "MultiHeadAttention",
     "Pretrained",
     "from_pretrained",

@@ -14,6 +14,8 @@ __all__ = [
     "scaled_dot_product_attention",
     "fused_attention",
     "check_tokens",
+    "join_linears",
+    "joined_view",
     "MultiHeadAttention",
 ]
 
@@ -310,6 +312,89 @@ def check_tokens(x: object, d_model: int, dtype: torch.dtype | None = None) -> T
     return x
 
 
+def join_linears(*linears: torch.nn.Linear) -> None:
+    """Lay out the weights of linear maps that read one input as rows of one tensor.
+
+    Each weight (and each bias) becomes a view of one joined tensor, in the
+    order given, so that `joined_view` can hand out their stack without a copy;
+    values, Parameters and gradients stay as they were. Weights already
+    joined, or not plain Parameters of one dtype and device (chapter 19's int8
+    and prepacked copies), are left alone. Raises TypeError for an argument
+    that is not an `nn.Linear`, ValueError for none or maps of different inputs.
+    """
+    _check_linears(linears)
+    for name in ("weight", "bias"):
+        parts = [getattr(linear, name) for linear in linears]
+        plain = all(type(p) is torch.nn.Parameter and p.is_contiguous() for p in parts)
+        if not plain or _rows_view(parts) is not None:
+            continue
+        if len({(p.dtype, p.device, p.shape[1:]) for p in parts}) > 1:
+            continue
+        with torch.no_grad():
+            joined = torch.cat([p.detach() for p in parts])
+        rows = joined.split([len(p) for p in parts])
+        for part, own_rows in zip(parts, rows, strict=True):
+            part.data = own_rows
+
+
+def joined_view(*linears: torch.nn.Linear) -> tuple[Tensor, Tensor | None] | None:
+    """The linear maps as one, (weight, bias), where that costs no copy; else None.
+
+    `F.linear(x, *joined_view(a, b))` computes a(x) and b(x) side by side in
+    one matrix product. Outside autograd (`torch.no_grad`, `torch.inference_mode`)
+    and when `join_linears` laid the weights out as neighbouring rows, the
+    stacked weight is a view of them; otherwise (autograd, a model copied
+    since, a compiler tracing) it returns None and the caller uses its maps
+    one by one, or `torch.cat`, which autograd differentiates. Maps with a
+    forward hook get None too, so that their hooks see every call. It reads
+    addresses only, so a GPU never waits. Raises as `join_linears` does.
+    """
+    _check_linears(linears)
+    if torch.is_grad_enabled() or _compiling():
+        return None
+    if any(m._forward_hooks or m._forward_pre_hooks for m in linears):
+        return None
+    weight = _rows_view([linear.weight for linear in linears])
+    if weight is None or linears[0].bias is None:
+        return None if weight is None else (weight, None)
+    bias = _rows_view([linear.bias for linear in linears])
+    return None if bias is None else (weight, bias)
+
+
+def _check_linears(linears: tuple[object, ...]) -> None:
+    # One or more nn.Linear maps, all reading inputs of one width.
+    if not linears:
+        raise ValueError("expected at least one nn.Linear, got none")
+    for i, linear in enumerate(linears):
+        if not isinstance(linear, torch.nn.Linear):
+            raise fail_type(f"linears[{i}]", "an nn.Linear", linear)
+    widths = [linear.in_features for linear in linears]
+    if len(set(widths)) > 1:
+        raise ValueError(f"expected linear maps of one input width, got {widths}")
+
+
+def _rows_view(parts: list[Tensor | None]) -> Tensor | None:
+    # The stack of `parts` as one view, if they are neighbouring rows of one
+    # storage (addresses, read on the host), else None.
+    first = parts[0]
+    if any(type(p) not in (Tensor, torch.nn.Parameter) for p in parts):
+        return None
+    storage, address = first.untyped_storage().data_ptr(), first.data_ptr()
+    for p in parts:
+        same = p.untyped_storage().data_ptr() == storage and p.data_ptr() == address
+        if not (same and p.is_contiguous() and p.shape[1:] == first.shape[1:]):
+            return None
+        address += p.numel() * p.element_size()
+    rows = sum(len(p) for p in parts)
+    return first.as_strided((rows, *first.shape[1:]), first.stride())
+
+
+def _compiling() -> bool:
+    # torch.compile and torch.export trace tensors without addresses.
+    is_compiling = getattr(torch.compiler, "is_compiling", None)  # torch >= 2.3
+    return bool(is_compiling and is_compiling())
+
+
 class MultiHeadAttention(torch.nn.Module):
     """Multi-head self-attention: h heads of width d_model / h, then a projection.
 
@@ -368,6 +453,13 @@ class MultiHeadAttention(torch.nn.Module):
         self.v_proj = torch.nn.Linear(d_model, d_model, bias=bias)
         self.out_proj = torch.nn.Linear(d_model, d_model, bias=bias)
         self.qk_transform = qk_transform
+        join_linears(self.q_proj, self.k_proj, self.v_proj)  # one product (chapter 8)
+
+    def _apply(self, fn, recurse=True):  # noqa: ANN001, ANN202 - torch's signature
+        # .to(), .half() and .cuda() give every weight new memory: join them again.
+        super()._apply(fn, recurse)
+        join_linears(self.q_proj, self.k_proj, self.v_proj)
+        return self
 
     def transform_qk(self, q: Tensor, k: Tensor) -> tuple[Tensor, Tensor]:
         """Queries and keys (b, h, n, d_head) just before the scores, changed or not.

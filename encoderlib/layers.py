@@ -15,7 +15,13 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from encoderlib.attention import MultiHeadAttention, autocast_enabled, check_tokens
+from encoderlib.attention import (
+    MultiHeadAttention,
+    autocast_enabled,
+    check_tokens,
+    join_linears,
+    joined_view,
+)
 from encoderlib.checks import (
     check_choice,
     check_flag,
@@ -145,7 +151,9 @@ class FeedForward(nn.Module):
     the dropout on the residual branch belongs to the encoder layer (chapter 7).
     Without autograd (`torch.no_grad`, `torch.inference_mode`) the activation is
     computed in place on fc1's output, which saves memory and time; a forward
-    hook on `fc1` then sees the activated values. The activations are the
+    hook on `fc1` then sees the activated values. A gated network then also
+    runs `gate` and `fc1` as one matrix product (`joined_view`), unless either
+    has a hook. The activations are the
     table `ACTIVATIONS`. Raises ValueError for sizes below 1, an unknown
     activation, dropout outside [0, 1) or an x whose last axis is not d_model;
     TypeError for sizes that are not ints, a non-str activation, a non-numeric
@@ -178,18 +186,30 @@ class FeedForward(nn.Module):
         self.fc1 = nn.Linear(d_model, d_ff, bias=bias)
         if ACTIVATIONS[activation][1]:  # gated
             self.gate = nn.Linear(d_model, d_ff, bias=bias)
+            join_linears(self.gate, self.fc1)  # one product in inference
         self.dropout = nn.Dropout(dropout)
         self.fc2 = nn.Linear(d_ff, d_model, bias=bias)
+
+    def _apply(self, fn, recurse=True):  # noqa: ANN001, ANN202 - torch's signature
+        # .to(), .half() and .cuda() give every weight new memory: join them again.
+        super()._apply(fn, recurse)
+        if ACTIVATIONS[self.activation][1]:
+            join_linears(self.gate, self.fc1)
+        return self
 
     def forward(self, x: Tensor) -> Tensor:  # x: (..., d_model), usually (b, n, d)
         """x (..., d_model) → the same shape, each token alone; see the class."""
         _check_last_dim(x, self.d_model, self.fc1.weight.dtype)
+        function, gated = ACTIVATIONS[self.activation]
+        joined = joined_view(self.gate, self.fc1) if gated else None
+        if joined is not None:  # inference: gate and fc1 in one matrix product
+            gate, hidden = F.linear(x, *joined).chunk(2, dim=-1)
+            return self.fc2(self.dropout(hidden.mul_(function(gate, True))))
         hidden = self.fc1(x)  # (..., d_ff): the largest tensor in the layer
         # When autograd is not recording (inference), the activation overwrites
         # fc1's output instead of allocating a second (..., d_ff) tensor. With
         # autograd it must not: the activation's backward pass needs its input.
         inplace = not hidden.requires_grad
-        function, gated = ACTIVATIONS[self.activation]
         if gated:  # swiglu, geglu: a learned gate decides how much of each unit passes
             gate = function(self.gate(x), inplace)
             hidden = hidden.mul_(gate) if inplace else gate * hidden

@@ -23,7 +23,7 @@ import torch.nn.functional as F
 from einops import rearrange
 from torch import Tensor, nn
 
-from encoderlib.attention import MultiHeadAttention, fused_attention
+from encoderlib.attention import MultiHeadAttention, fused_attention, joined_view
 from encoderlib.checks import (
     as_bool_mask,
     check_flag,
@@ -237,11 +237,13 @@ def _packed_attention(
     nothing. Only a bias on the scores (chapter 17), broadcastable to
     (b, h, n, n), or another `qk_transform` pads the core back to (b, h, n, e).
     """
-    weight = torch.cat([attn.q_proj.weight, attn.k_proj.weight, attn.v_proj.weight])
-    bias = attn.q_proj.bias
-    if bias is not None:
-        bias = torch.cat([bias, attn.k_proj.bias, attn.v_proj.bias])
-    qkv = F.linear(x, weight, bias)  # (t, 3d): one matrix product for q, k and v
+    projections = (attn.q_proj, attn.k_proj, attn.v_proj)
+    joined = joined_view(*projections)  # the three weights as one, no copy
+    if joined is None:  # autograd: a copy it can differentiate
+        biases = [p.bias for p in projections]
+        bias = None if biases[0] is None else torch.cat(biases)
+        joined = (torch.cat([p.weight for p in projections]), bias)
+    qkv = F.linear(x, *joined)  # (t, 3d): one matrix product for q, k and v
     dropout_p = attn.dropout if attn.training else 0.0
     transform = attn.qk_transform
     if window is not None and max(plan.lengths, default=0) <= window + 1:

@@ -17,6 +17,8 @@ from encoderlib.attention import (
     check_attention_inputs,
     check_tokens,
     fused_attention,
+    join_linears,
+    joined_view,
     scaled_dot_product_attention,
 )
 
@@ -292,6 +294,22 @@ X = torch.randn(2, 5, 16)
 PADDING = torch.tensor([[True] * 5, [True, True, False, False, False]])
 
 CH05_CASES = {
+    # join_linears and joined_view: nn.Linear maps of one input width
+    "join_linears of a tensor": (
+        lambda: join_linears(torch.nn.Linear(4, 2), torch.ones(2, 4)),
+        TypeError,
+        r"expected linears\[1\] as an nn.Linear, got a Tensor of shape \(2, 4\)",
+    ),
+    "joined_view of nothing": (
+        lambda: joined_view(),
+        ValueError,
+        r"expected at least one nn.Linear, got none",
+    ),
+    "joined_view of two input widths": (
+        lambda: joined_view(torch.nn.Linear(4, 2), torch.nn.Linear(8, 2)),
+        ValueError,
+        r"expected linear maps of one input width, got \[4, 8\]",
+    ),
     # the constructor: sizes, dropout, bias
     "d_model None": (
         lambda: MultiHeadAttention(None, 4),
