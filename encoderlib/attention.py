@@ -483,16 +483,24 @@ class MultiHeadAttention(torch.nn.Module):
     def heads(self, x: Tensor) -> tuple[Tensor, Tensor, Tensor]:
         """Queries, keys and values of every head, (b, h, n, d_head) each.
 
-        x (b, n, d_model) goes through `q_proj`, `k_proj` and `v_proj`, is split
-        into heads, and the queries and keys pass `transform_qk`: what the scores
-        are computed from. `forward` uses it, and so can another attention
-        pattern built on this module's weights (chapter 16). x is not checked
-        here; `forward` checks it first.
+        x (b, n, d_model) goes through `q_proj`, `k_proj` and `v_proj` (outside
+        autograd as one product, `joined_view`), is split into heads, and the
+        queries and keys pass `transform_qk`: what the scores are computed from.
+        `forward` uses it, and so can another attention pattern built on this
+        module's weights (chapter 16). x is not checked here; `forward` checks
+        it first.
         """
-        q, k, v = (
-            rearrange(projection(x), "b n (h d) -> b h n d", h=self.n_heads)
-            for projection in (self.q_proj, self.k_proj, self.v_proj)
-        )
+        projections = (self.q_proj, self.k_proj, self.v_proj)
+        joined = joined_view(*projections)
+        if joined is not None:  # inference: one product for all three, no copy
+            qkv = F.linear(x, *joined)
+            pattern = "b n (three h d) -> three b h n d"
+            q, k, v = rearrange(qkv, pattern, three=3, h=self.n_heads)
+        else:
+            q, k, v = (
+                rearrange(projection(x), "b n (h d) -> b h n d", h=self.n_heads)
+                for projection in projections
+            )
         q, k = self.transform_qk(q, k)
         return q, k, v
 

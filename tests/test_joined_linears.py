@@ -171,3 +171,32 @@ def test_the_packed_path_copies_no_weight_in_inference():
     assert training_like.n == 2 * config.n_layers  # weights and biases, per layer
     assert inference.n == 0
     torch.testing.assert_close(packed, expected, rtol=0, atol=1e-6)
+
+
+class LinearCalls(torch.overrides.TorchFunctionMode):
+    """Counts calls of `F.linear`."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.n = 0
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        self.n += func is F.linear
+        return func(*args, **(kwargs or {}))
+
+
+@pytest.mark.parametrize("return_weights", [False, True])
+def test_the_padded_path_runs_one_product_for_q_k_v_in_inference(return_weights):
+    torch.manual_seed(0)
+    module = MultiHeadAttention(32, 4).eval()
+    apart = copy.deepcopy(module)  # not joined: three products
+    x = torch.randn(3, 6, 32)
+    mask = torch.ones(3, 6, dtype=torch.bool)
+    mask[1, 4:] = False
+    with torch.inference_mode():
+        with LinearCalls() as joined_calls:
+            joined = module(x, mask, return_weights=return_weights)
+        with LinearCalls() as apart_calls:
+            expected = apart(x, mask, return_weights=return_weights)
+    assert (joined_calls.n, apart_calls.n) == (2, 4)  # q, k, v as one; out_proj
+    torch.testing.assert_close(joined, expected, rtol=0, atol=1e-6)
