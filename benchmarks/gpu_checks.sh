@@ -32,7 +32,7 @@ export PYTHONUNBUFFERED=1 PYTHONPATH=. TOKENIZERS_PARALLELISM=false
 # (expanded unquoted below, one argument per file).
 packing_tests=tests/test_packing_gpu.py
 other_tests="tests/test_gpu_sync.py tests/test_encode_options.py tests/test_families.py
-    tests/test_distributed.py"
+    tests/test_distributed.py tests/test_fused_attention.py"
 export HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 
 step() {  # step NAME SECONDS COMMAND...: run COMMAND for at most SECONDS

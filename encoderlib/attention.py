@@ -20,6 +20,7 @@ __all__ = [
 ]
 
 import math
+from collections.abc import Callable
 
 import torch
 import torch.nn.functional as F
@@ -251,6 +252,12 @@ def _multi_head_bias(score_bias: Tensor | None, x: Tensor, h: int) -> Tensor | N
     return score_bias.to(x.device)
 
 
+# From PyTorch 2.5 on, SDPA itself gives a query that may see no key a zero
+# output and zero gradients, on every backend (pytorch/pytorch pull request
+# 133882); older versions give NaN, and fused_attention guards against it.
+_SDPA_ZEROES_EMPTY_ROWS = torch.__version__ >= "2.5"
+
+
 def fused_attention(
     q: Tensor,
     k: Tensor,
@@ -267,8 +274,18 @@ def fused_attention(
     arguments are not checked here (`check_attention_inputs` does that). It
     calls `torch.nn.functional.scaled_dot_product_attention`, whose kernels never
     return the weights, and gives a zero context, never NaN, to a query that
-    may attend to no key. It reads no value on the host: a GPU never waits.
+    may attend to no key: PyTorch's own zeros from version 2.5 on, before that
+    a guard of five more operations. It reads no value on the host: a GPU
+    never waits.
     """
+    if score_bias is not None and _SDPA_ZEROES_EMPTY_ROWS:
+        # SDPA takes one float mask: the bias, with -inf where `mask` hides a key.
+        float_mask = score_bias
+        if mask is not None:
+            float_mask = score_bias.masked_fill(~mask, -math.inf)
+        return F.scaled_dot_product_attention(
+            q, k, v, attn_mask=float_mask.to(q.dtype), dropout_p=dropout_p
+        )
     if score_bias is not None:
         # SDPA takes one float mask: the bias, with -inf where `mask` hides a key.
         visible = score_bias > float("-inf")
@@ -280,8 +297,10 @@ def fused_attention(
             q, k, v, attn_mask=float_mask, dropout_p=dropout_p
         )
         return context.masked_fill(~has_key, 0.0)
-    if mask is None:
-        return F.scaled_dot_product_attention(q, k, v, dropout_p=dropout_p)
+    if mask is None or _SDPA_ZEROES_EMPTY_ROWS:
+        return F.scaled_dot_product_attention(
+            q, k, v, attn_mask=mask, dropout_p=dropout_p
+        )
     has_key = mask.any(dim=-1, keepdim=True)
     # A query with no key attends to every key here (finite on any PyTorch
     # version, forward and backward), then its output is zeroed.
@@ -455,7 +474,7 @@ class MultiHeadAttention(torch.nn.Module):
         self.qk_transform = qk_transform
         join_linears(self.q_proj, self.k_proj, self.v_proj)  # one product (chapter 8)
 
-    def _apply(self, fn, recurse=True):  # noqa: ANN001, ANN202 - torch's signature
+    def _apply(self, fn: Callable, recurse: bool = True) -> "MultiHeadAttention":
         # .to(), .half() and .cuda() give every weight new memory: join them again.
         super()._apply(fn, recurse)
         join_linears(self.q_proj, self.k_proj, self.v_proj)

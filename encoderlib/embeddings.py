@@ -37,6 +37,7 @@ from encoderlib.checks import (
     check_number,
     check_positive_int,
     check_rate,
+    check_shape,
     check_tensor,
     fail_type,
 )
@@ -532,7 +533,7 @@ class RotaryEmbedding(nn.Module):
         self.d_head, self.theta, self.interleaved = d_head, float(theta), interleaved
         exponents = torch.arange(0, d_head, 2, dtype=torch.float32) / d_head
         self.register_buffer("inv_freq", theta**-exponents, persistent=False)
-        self._kept: tuple = (None, None, None)  # positions, state, (cos, sin)
+        self._kept: tuple = (None, None, None)  # rows, state, (cos, sin)
 
     def angles(self, n: int) -> Tensor:
         """The (n, d_head / 2) rotation angles, float32: position p times each freq."""
@@ -545,33 +546,32 @@ class RotaryEmbedding(nn.Module):
         return self._turn(x, *self._cos_sin(x, positions))
 
     def _cos_sin(self, x: Tensor, positions: Tensor | None) -> tuple[Tensor, Tensor]:
-        # cos and signed sin at x's rows (n, d_head), in x's dtype and pair layout;
-        # kept for the packed path's positions, which all layers sharing this turn by.
+        # cos and signed sin at x's rows (n, d_head), in x's dtype and pair layout,
+        # kept for the layers sharing this module: keyed by the rows (the packed
+        # path's positions tensor, or n for 0 .. n - 1) and grad mode (angles made
+        # in inference mode never meet autograd). A compiler traces; it keeps nothing.
         check_floating("x", x)
         if x.dim() < 2 or x.shape[-1] != self.d_head:
             raise ValueError(
                 f"expected shape (..., n, d_head={self.d_head}), got {tuple(x.shape)}"
             )
-        if positions is not None and positions.shape != x.shape[-2:-1]:
-            raise ValueError(
-                f"expected positions of shape ({x.shape[-2]},), one per row of x, "
-                f"got {tuple(positions.shape)}"
-            )
-        # Grad mode in the key: angles made in inference mode never meet autograd.
+        if positions is not None:  # one per row of x
+            check_shape("positions", positions, (x.shape[-2],), "n")
+        rows = x.shape[-2] if positions is None else positions
         state = (x.dtype, x.device, torch.is_grad_enabled())
         seen, seen_state, kept = self._kept
-        if positions is not None and seen is positions and seen_state == state:
+        keep = not getattr(torch.compiler, "is_compiling", lambda: False)()
+        same = seen is rows or (type(seen) is type(rows) is int and seen == rows)
+        if keep and same and seen_state == state:
             return kept
-        if positions is None:
-            angles = self.angles(x.shape[-2])
-        else:
-            angles = rearrange(positions.float(), "p -> p 1") * self.inv_freq
+        at = torch.arange(rows, device=x.device) if positions is None else rows
+        angles = rearrange(at.float(), "p -> p 1") * self.inv_freq
         pairs = "(m two)" if self.interleaved else "(two m)"  # the one difference
         cos, sin = angles.cos(), angles.sin()
         cos = repeat(cos, f"n m -> n {pairs}", two=2).to(x.dtype)
         sin = rearrange(torch.stack((-sin, sin)), f"two n m -> n {pairs}").to(x.dtype)
-        if positions is not None:  # not kept otherwise: nothing else marks the rows
-            self._kept = positions, state, (cos, sin)
+        if keep:
+            self._kept = rows, state, (cos, sin)
         return cos, sin
 
     def _turn(self, x: Tensor, cos: Tensor, sin: Tensor) -> Tensor:

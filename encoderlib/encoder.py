@@ -364,7 +364,7 @@ def _no_transforms(config: EncoderConfig) -> list[None]:
 def _rotary(config: EncoderConfig) -> list[RotaryEmbedding]:
     # Each layer's RoPE, with the local base in local layers when there is one.
     # Layers of one base share a module, which keeps the angles it computed for
-    # the packed path's positions: once per base and forward, not once per layer.
+    # the rows of a forward (either path): once per base and forward, not per layer.
     shared: dict[float, RotaryEmbedding] = {}
     layers = []
     for i in range(config.n_layers):

@@ -11,6 +11,8 @@
 
 __all__ = ["LayerNorm", "ACTIVATIONS", "FeedForward", "EncoderLayer"]
 
+from collections.abc import Callable
+
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
@@ -190,7 +192,7 @@ class FeedForward(nn.Module):
         self.dropout = nn.Dropout(dropout)
         self.fc2 = nn.Linear(d_ff, d_model, bias=bias)
 
-    def _apply(self, fn, recurse=True):  # noqa: ANN001, ANN202 - torch's signature
+    def _apply(self, fn: Callable, recurse: bool = True) -> "FeedForward":
         # .to(), .half() and .cuda() give every weight new memory: join them again.
         super()._apply(fn, recurse)
         if ACTIVATIONS[self.activation][1]:

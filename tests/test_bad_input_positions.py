@@ -159,6 +159,11 @@ ROPE = {
         ValueError,
         r"d_head=8\), got \(1, 2, 3, 4\)",
     ),
+    "ch17 RotaryEmbedding.rotate: one position too few": (
+        lambda: RotaryEmbedding(8).rotate(torch.randn(2, 3, 8), torch.arange(2)),
+        ValueError,
+        r"expected positions of shape \(n\) = \(3\), got \(2,\)",
+    ),
     **length_cases(
         "ch17 RotaryEmbedding.angles", lambda n: RotaryEmbedding(8).angles(n)
     ),

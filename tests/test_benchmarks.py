@@ -352,6 +352,25 @@ def test_operator_count_prints_a_row_per_model_and_batch(capsys, monkeypatch):
         assert float(ratio) == pytest.approx(int(ours) / int(theirs), abs=0.006)
 
 
+def test_operator_count_with_the_mask_on_the_device_takes_the_padded_path(
+    capsys, monkeypatch
+):
+    # With the mask on the device encoderlib reads none of it: the padded path,
+    # whose count does not change with the padding, unlike the packed path's.
+    operator_count = load_script("operator_count")
+    counts = {}
+    for flag in ([], ["--mask-on-device"]):
+        monkeypatch.setattr(sys, "argv", ["operator_count.py", "--quick", *flag])
+        operator_count.main()
+        out = capsys.readouterr().out
+        rows = [line.split("|") for line in out.splitlines() if line[:2] == "| "]
+        counts[bool(flag)] = [int(row[3]) for row in rows[1:]]  # after the header
+        assert ("the mask on the device" in out) == bool(flag)
+    padded, packed = counts[True], counts[False]
+    assert padded[0::2] == padded[1::2]  # one sentence or a padded batch: same path
+    assert padded != packed
+
+
 def test_gpu_checks_script_parses_and_names_files_that_exist():
     # The script runs only on a lent GPU machine; here: its syntax, and that every
     # test file, benchmark and study it names is still there under that name.

@@ -60,7 +60,7 @@ def test_rope_at_given_positions_equals_rope_of_the_padded_rows():
     torch.testing.assert_close(
         rope.rotate(packed, positions), whole.permute(1, 0, 2, 3)[:, mask]
     )
-    with pytest.raises(ValueError, match=r"positions of shape \(8,\).*got \(7,\)"):
+    with pytest.raises(ValueError, match=r"positions of shape \(n\) = \(8\), got"):
         rope.rotate(packed, positions[:7])
 
 

@@ -175,6 +175,28 @@ def test_rope_computes_its_angles_once_for_every_layer_that_shares_it(monkeypatc
     assert rope(q, k[..., :4, :])[1].shape == (2, 3, 4, 8)  # k of its own length
 
 
+def test_rope_keeps_the_angles_of_the_padded_rows_too(monkeypatch):
+    # On the padded path the rows are 0 .. n - 1: layers sharing the module turn
+    # by the angles of the first, until n, the dtype or grad mode changes; while a
+    # compiler traces, nothing is kept.
+    rope, q, k = RotaryEmbedding(8), torch.randn(2, 3, 5, 8), torch.randn(2, 3, 5, 8)
+    expected = [RotaryEmbedding(8).rotate(t) for t in (q, k)]
+    calls = []
+    cos = torch.Tensor.cos
+    monkeypatch.setattr(torch.Tensor, "cos", lambda t: calls.append(1) or cos(t))
+    for _ in range(3):
+        got = rope(q, k)
+        assert all(torch.equal(a, b) for a, b in zip(got, expected, strict=True))
+    assert len(calls) == 1
+    rope(q[..., :4, :], k[..., :4, :])  # another length
+    rope(q, k, torch.arange(5))  # a positions tensor marks other rows
+    assert len(calls) == 3
+    monkeypatch.setattr(torch.compiler, "is_compiling", lambda: True)
+    rope(q, k)
+    rope(q, k)
+    assert len(calls) == 5
+
+
 def test_rope_turns_pairs_as_the_rotation_formula_says():
     # _turn's x·cos + partner·sin is the rotation (a·cos - b·sin, a·sin + b·cos)
     # of each pair (a, b), to the last bit, in both pairing conventions.
