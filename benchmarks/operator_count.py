@@ -15,10 +15,16 @@ The CPU runs chapter 8's CPU paths (no padding at batch 1; blocks of equal
 length on a padded batch), so the counts describe those paths. A GPU's packed
 path dispatches a different set: `--device cuda` counts that one (encoderlib
 gets the mask on the host, as `encode` hands it over; Hugging Face on the GPU).
-`--top N` adds, per row, the N operators each side dispatches most. Run from
-the repository root after `make setup`:
+`--mask-on-device` hands encoderlib the mask where Hugging Face gets it, on the
+model's device, as a user's own GPU batch has it: the padded path, which reads
+no mask value. On the CPU, encoderlib's host reads are switched off for it
+(`checks.count_host_reads(as_on_a_gpu=True)`, as `host_syncs.py` does), so the
+CPU counts the operators a GPU dispatches there. `--top N` adds, per row, the N
+operators each side dispatches most. Run from the repository root after
+`make setup`:
 
     .venv/bin/python benchmarks/operator_count.py           # the table
+    .venv/bin/python benchmarks/operator_count.py --mask-on-device
     .venv/bin/python benchmarks/operator_count.py --quick   # small shapes, seconds
     python benchmarks/operator_count.py --device cuda --dtype bfloat16 --top 8
 """
@@ -27,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import contextlib
 import sys
 import warnings
 from collections.abc import Callable
@@ -38,6 +45,8 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 sys.path.insert(0, str(Path(__file__).parent))
 from host_syncs import hugging_face_pair  # noqa: E402
+
+from encoderlib.checks import count_host_reads  # noqa: E402
 
 MODELS = ("MiniLM-L6", "BERT-base", "ModernBERT-base")
 DTYPES = ("float32", "float16", "bfloat16")
@@ -108,10 +117,17 @@ def main() -> None:
     parser.add_argument("--device", default="cpu", help="cpu (default) or cuda")
     parser.add_argument("--dtype", default="float32", choices=DTYPES)
     parser.add_argument("--top", type=int, default=0, help="most dispatched ops")
+    parser.add_argument(
+        "--mask-on-device", action="store_true", help="encoderlib's padded path"
+    )
     args = parser.parse_args()
     device, dtype = torch.device(args.device), getattr(torch, args.dtype)
     where = torch.cuda.get_device_name(device) if device.type == "cuda" else "CPU"
-    print(f"torch {torch.__version__}, {where}, {args.dtype}; operators per forward")
+    path = "; the mask on the device" if args.mask_on_device else ""
+    print(
+        f"torch {torch.__version__}, {where}, {args.dtype}{path}; operators per forward"
+    )
+    as_on_a_gpu = args.mask_on_device and device.type != "cuda"
     print("| model | batch | encoderlib | Hugging Face | ratio |")
     print("|---|---|---|---|---|")
     for name in MODELS:
@@ -121,7 +137,14 @@ def main() -> None:
         theirs, ours = (m.to(device, dtype) for m in (theirs, ours))
         for label, (ids, mask) in batches(args.quick).items():
             ids, on_device = ids.to(device), mask.to(device)
-            n_ours = count(partial(ours, ids, mask))
+            with (
+                count_host_reads(as_on_a_gpu=True)
+                if as_on_a_gpu
+                else contextlib.nullcontext()
+            ):
+                n_ours = count(
+                    partial(ours, ids, on_device if args.mask_on_device else mask)
+                )
             n_theirs = count(partial(theirs, input_ids=ids, attention_mask=on_device))
             ratio = n_ours.n / n_theirs.n
             print(f"| {name} | {label} | {n_ours.n} | {n_theirs.n} | {ratio:.2f} |")
