@@ -20,6 +20,7 @@ __all__ = [
 ]
 
 import math
+import weakref
 from collections.abc import Callable
 
 import torch
@@ -331,6 +332,13 @@ def check_tokens(x: object, d_model: int, dtype: torch.dtype | None = None) -> T
     return x
 
 
+# joined_view's last answer for each first map: its maps, the weights'
+# addresses and versions, inference mode, and the views. The views hold the
+# memory they read, so while the addresses match, they read today's weights.
+_JOINED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_compiling = getattr(torch.compiler, "is_compiling", lambda: False)  # torch >= 2.3
+
+
 def join_linears(*linears: torch.nn.Linear) -> None:
     """Lay out the weights of linear maps that read one input as rows of one tensor.
 
@@ -342,6 +350,7 @@ def join_linears(*linears: torch.nn.Linear) -> None:
     that is not an `nn.Linear`, ValueError for none or maps of different inputs.
     """
     _check_linears(linears)
+    _JOINED.pop(linears[0], None)  # a view of memory the weights may be leaving
     for name in ("weight", "bias"):
         parts = [getattr(linear, name) for linear in linears]
         plain = all(type(p) is torch.nn.Parameter and p.is_contiguous() for p in parts)
@@ -366,18 +375,40 @@ def joined_view(*linears: torch.nn.Linear) -> tuple[Tensor, Tensor | None] | Non
     since, a compiler tracing) it returns None and the caller uses its maps
     one by one, or `torch.cat`, which autograd differentiates. Maps with a
     forward hook get None too, so that their hooks see every call. It reads
-    addresses only, so a GPU never waits. Raises as `join_linears` does.
+    addresses only, so a GPU never waits, and keeps its answer while they stay:
+    a call in every layer costs a few microseconds. Raises as `join_linears`.
     """
-    _check_linears(linears)
+    first = linears[0] if linears else None
+    kept = _JOINED.get(first) if isinstance(first, torch.nn.Linear) else None
+    maps = tuple(map(id, linears))
+    if kept is None or kept[0][0] != maps:
+        _check_linears(linears)
     if torch.is_grad_enabled() or _compiling():
         return None
     if any(m._forward_hooks or m._forward_pre_hooks for m in linears):
         return None
-    weight = _rows_view([linear.weight for linear in linears])
-    if weight is None or linears[0].bias is None:
-        return None if weight is None else (weight, None)
-    bias = _rows_view([linear.bias for linear in linears])
-    return None if bias is None else (weight, bias)
+    # Read from the maps' Parameter tables: `m.weight` costs a microsecond each.
+    biased = first._parameters.get("bias") is not None
+    names = ("weight", "bias") if biased else ("weight",)
+    tensors = [m._parameters.get(name) for name in names for m in linears]
+    if any(type(t) is not torch.nn.Parameter for t in tensors):
+        return None
+    # A view made in inference mode may not be read after a write outside it
+    # (an optimizer step): the weights' versions are in the key too (weights
+    # made in inference mode have none, and no write outside it).
+    addresses = tuple(
+        (t.data_ptr(), 0 if t.is_inference() else t._version) for t in tensors
+    )
+    key = (maps, addresses, torch.is_inference_mode_enabled())
+    if kept is not None and kept[0] == key:
+        return kept[1]
+    n = len(linears)
+    weight = _rows_view(tensors[:n])
+    bias = _rows_view(tensors[n:]) if biased else None
+    if weight is None or (biased and bias is None):
+        return None
+    _JOINED[first] = (key, (weight, bias))
+    return _JOINED[first][1]
 
 
 def _check_linears(linears: tuple[object, ...]) -> None:
@@ -392,7 +423,7 @@ def _check_linears(linears: tuple[object, ...]) -> None:
         raise ValueError(f"expected linear maps of one input width, got {widths}")
 
 
-def _rows_view(parts: list[Tensor | None]) -> Tensor | None:
+def _rows_view(parts: list[Tensor]) -> Tensor | None:
     # The stack of `parts` as one view, if they are neighbouring rows of one
     # storage (addresses, read on the host), else None.
     first = parts[0]
@@ -406,12 +437,6 @@ def _rows_view(parts: list[Tensor | None]) -> Tensor | None:
         address += p.numel() * p.element_size()
     rows = sum(len(p) for p in parts)
     return first.as_strided((rows, *first.shape[1:]), first.stride())
-
-
-def _compiling() -> bool:
-    # torch.compile and torch.export trace tensors without addresses.
-    is_compiling = getattr(torch.compiler, "is_compiling", None)  # torch >= 2.3
-    return bool(is_compiling and is_compiling())
 
 
 class MultiHeadAttention(torch.nn.Module):

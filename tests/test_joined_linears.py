@@ -200,3 +200,30 @@ def test_the_padded_path_runs_one_product_for_q_k_v_in_inference(return_weights)
             expected = apart(x, mask, return_weights=return_weights)
     assert (joined_calls.n, apart_calls.n) == (2, 4)  # q, k, v as one; out_proj
     torch.testing.assert_close(joined, expected, rtol=0, atol=1e-6)
+
+
+def test_the_view_is_kept_until_a_weight_is_written_or_moved():
+    module = MultiHeadAttention(16, 4)
+    first, again = view_of(*qkv(module)), view_of(*qkv(module))
+    assert again is first  # kept: one call per layer costs microseconds
+    with torch.no_grad():
+        module.k_proj.weight.mul_(2)  # a write outside inference mode
+    written = view_of(*qkv(module))
+    assert written is not first
+    assert torch.equal(written[0][16:32], module.k_proj.weight)
+    with torch.no_grad():  # k's weight moved to memory of its own
+        module.k_proj.weight.data = module.k_proj.weight.detach().clone()
+    assert view_of(*qkv(module)) is None
+    module.float()  # joined again
+    assert view_of(*qkv(module)) is not None
+
+
+def test_weights_made_in_inference_mode_are_joined_too():
+    with torch.inference_mode():  # a model converted here has inference weights
+        module = MultiHeadAttention(16, 4).double()
+        x = torch.randn(2, 3, 16, dtype=torch.float64)
+        assert module.q_proj.weight.is_inference()
+        weight, bias = joined_view(*qkv(module))
+        parts = F.linear(x, weight, bias).chunk(3, dim=-1)
+        for part, linear in zip(parts, qkv(module), strict=True):
+            torch.testing.assert_close(part, linear(x), rtol=0, atol=1e-12)
