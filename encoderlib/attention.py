@@ -537,9 +537,12 @@ class MultiHeadAttention(torch.nn.Module):
         projections = (self.q_proj, self.k_proj, self.v_proj)
         joined = joined_view(*projections)
         if joined is not None:  # inference: one product for all three, no copy
-            qkv = F.linear(x, *joined)
             pattern = "b n (three h d) -> three b h n d"
-            q, k, v = rearrange(qkv, pattern, three=3, h=self.n_heads)
+            qkv = rearrange(F.linear(x, *joined), pattern, three=3, h=self.n_heads)
+            q, k, v = qkv
+            if getattr(self.qk_transform, "takes_positions", False):
+                q, k = self.qk_transform.rotate(qkv[:2])  # RoPE: q and k as one
+                return q, k, v
         else:
             q, k, v = (
                 rearrange(projection(x), "b n (h d) -> b h n d", h=self.n_heads)

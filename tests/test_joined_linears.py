@@ -14,7 +14,13 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from encoderlib import Encoder, EncoderConfig, FeedForward, MultiHeadAttention
+from encoderlib import (
+    Encoder,
+    EncoderConfig,
+    FeedForward,
+    MultiHeadAttention,
+    RotaryEmbedding,
+)
 from encoderlib.attention import join_linears, joined_view
 
 
@@ -185,10 +191,13 @@ class LinearCalls(torch.overrides.TorchFunctionMode):
         return func(*args, **(kwargs or {}))
 
 
+@pytest.mark.parametrize("rope", [False, True])
 @pytest.mark.parametrize("return_weights", [False, True])
-def test_the_padded_path_runs_one_product_for_q_k_v_in_inference(return_weights):
+def test_the_padded_path_runs_one_product_for_q_k_v_in_inference(return_weights, rope):
+    # With RoPE, q and k also turn as one tensor.
     torch.manual_seed(0)
-    module = MultiHeadAttention(32, 4).eval()
+    turn = RotaryEmbedding(8) if rope else None
+    module = MultiHeadAttention(32, 4, qk_transform=turn).eval()
     apart = copy.deepcopy(module)  # not joined: three products
     x = torch.randn(3, 6, 32)
     mask = torch.ones(3, 6, dtype=torch.bool)
@@ -200,6 +209,11 @@ def test_the_padded_path_runs_one_product_for_q_k_v_in_inference(return_weights)
             expected = apart(x, mask, return_weights=return_weights)
     assert (joined_calls.n, apart_calls.n) == (2, 4)  # q, k, v as one; out_proj
     torch.testing.assert_close(joined, expected, rtol=0, atol=1e-6)
+    if rope:  # q and k turned as one tensor, or one by one
+        with torch.inference_mode():
+            q, k, _ = module.heads(x)
+            q_apart, k_apart, _ = apart.heads(x)
+        torch.testing.assert_close((q, k), (q_apart, k_apart), rtol=0, atol=1e-6)
 
 
 def test_the_view_is_kept_until_a_weight_is_written_or_moved():
