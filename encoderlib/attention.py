@@ -427,8 +427,6 @@ def _rows_view(parts: list[Tensor]) -> Tensor | None:
     # The stack of `parts` as one view, if they are neighbouring rows of one
     # storage (addresses, read on the host), else None.
     first = parts[0]
-    if any(type(p) not in (Tensor, torch.nn.Parameter) for p in parts):
-        return None
     storage, address = first.untyped_storage().data_ptr(), first.data_ptr()
     for p in parts:
         same = p.untyped_storage().data_ptr() == storage and p.data_ptr() == address

@@ -150,17 +150,30 @@ def test_saving_and_copying_a_joined_encoder(tmp_path):
         torch.testing.assert_close(fresh(ids), expected, rtol=0, atol=0)
 
 
-class WeightCopies(torch.overrides.TorchFunctionMode):
-    """Counts `torch.cat` calls that join Parameters (copies of weights)."""
+class Calls(torch.overrides.TorchFunctionMode):
+    """Counts the torch function calls for which `counts(func, args)` is true."""
 
-    def __init__(self) -> None:
+    def __init__(self, counts) -> None:
         super().__init__()
-        self.n = 0
+        self.counts, self.n = counts, 0
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
-        if func is torch.cat and any(isinstance(t, nn.Parameter) for t in args[0]):
-            self.n += 1
+        self.n += bool(self.counts(func, args))
         return func(*args, **(kwargs or {}))
+
+
+def weight_copies() -> Calls:
+    """Counts `torch.cat` calls that join Parameters (copies of weights)."""
+    return Calls(
+        lambda func, args: (
+            func is torch.cat and any(isinstance(t, nn.Parameter) for t in args[0])
+        )
+    )
+
+
+def linear_calls() -> Calls:
+    """Counts calls of `F.linear`."""
+    return Calls(lambda func, args: func is F.linear)
 
 
 def test_the_packed_path_copies_no_weight_in_inference():
@@ -170,25 +183,13 @@ def test_the_packed_path_copies_no_weight_in_inference():
     encoder = Encoder(config).eval()
     ids = torch.randint(0, 50, (3, 6))
     mask = torch.tensor([[1] * 6, [1] * 4 + [0] * 2, [1] * 2 + [0] * 4])
-    with WeightCopies() as training_like:
+    with weight_copies() as training_like:
         expected = encoder(ids, mask)  # autograd on: q, k, v joined by a copy
-    with torch.inference_mode(), WeightCopies() as inference:
+    with torch.inference_mode(), weight_copies() as inference:
         packed = encoder(ids, mask)
     assert training_like.n == 2 * config.n_layers  # weights and biases, per layer
     assert inference.n == 0
     torch.testing.assert_close(packed, expected, rtol=0, atol=1e-6)
-
-
-class LinearCalls(torch.overrides.TorchFunctionMode):
-    """Counts calls of `F.linear`."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.n = 0
-
-    def __torch_function__(self, func, types, args=(), kwargs=None):
-        self.n += func is F.linear
-        return func(*args, **(kwargs or {}))
 
 
 @pytest.mark.parametrize("rope", [False, True])
@@ -203,9 +204,9 @@ def test_the_padded_path_runs_one_product_for_q_k_v_in_inference(return_weights,
     mask = torch.ones(3, 6, dtype=torch.bool)
     mask[1, 4:] = False
     with torch.inference_mode():
-        with LinearCalls() as joined_calls:
+        with linear_calls() as joined_calls:
             joined = module(x, mask, return_weights=return_weights)
-        with LinearCalls() as apart_calls:
+        with linear_calls() as apart_calls:
             expected = apart(x, mask, return_weights=return_weights)
     assert (joined_calls.n, apart_calls.n) == (2, 4)  # q, k, v as one; out_proj
     torch.testing.assert_close(joined, expected, rtol=0, atol=1e-6)
