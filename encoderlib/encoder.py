@@ -271,12 +271,22 @@ class Encoder(nn.Module):
         else:
             mask = None if mask is None else mask.to(x.device)
             biases = self._score_biases(x)  # one per layer: positions, window
+            biased = any(bias is not None for bias in biases)
+            if mask is not None and biased and not output_attentions:
+                # The padding hidden in each distinct bias once, not in every layer.
+                hidden = rearrange(~mask, "b j -> b 1 1 j")
+                unique = {id(b): b for b in biases if b is not None}
+                masked = {
+                    key: b.masked_fill(hidden, float("-inf"))
+                    for key, b in unique.items()
+                }
+                biases = [None if b is None else masked[id(b)] for b in biases]
             for layer, bias in zip(self.layers, biases, strict=True):
                 if output_attentions:
                     x, weights = layer(x, mask, return_weights=True, score_bias=bias)
                     attentions.append(weights)
-                else:
-                    x = layer(x, mask, score_bias=bias)
+                else:  # a bias carries the mask already
+                    x = layer(x, mask if bias is None else None, score_bias=bias)
                 states.append(x)
             if self.final_norm is not None:
                 x = self.final_norm(x)

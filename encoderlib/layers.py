@@ -139,6 +139,23 @@ ACTIVATIONS = {
 }
 
 
+def _live_dropout(dropout: nn.Dropout) -> Callable[[Tensor], Tensor]:
+    """`dropout` itself while it can drop something or has hooks; else the identity.
+
+    Out of training, or at p = 0, `nn.Dropout` returns its input, but calling it
+    still costs a module call and a dispatch, which a GPU's small batches feel
+    in every layer. `_live_dropout(self.dropout)(x)` skips that call. A module
+    with a forward hook is always called, so that its hooks see every tensor
+    (chapter 7 records activations that way).
+    """
+    hooked = dropout._forward_hooks or dropout._forward_pre_hooks
+    return dropout if (dropout.training and dropout.p > 0) or hooked else _identity
+
+
+def _identity(x: Tensor) -> Tensor:
+    return x
+
+
 class FeedForward(nn.Module):
     """The position-wise feed-forward network: fc2(dropout(activation(fc1(x)))).
 
@@ -206,7 +223,9 @@ class FeedForward(nn.Module):
         joined = joined_view(self.gate, self.fc1) if gated else None
         if joined is not None:  # inference: gate and fc1 in one matrix product
             gate, hidden = F.linear(x, *joined).chunk(2, dim=-1)
-            return self.fc2(self.dropout(hidden.mul_(function(gate, True))))
+            return self.fc2(
+                _live_dropout(self.dropout)(hidden.mul_(function(gate, True)))
+            )
         hidden = self.fc1(x)  # (..., d_ff): the largest tensor in the layer
         # When autograd is not recording (inference), the activation overwrites
         # fc1's output instead of allocating a second (..., d_ff) tensor. With
@@ -217,7 +236,7 @@ class FeedForward(nn.Module):
             hidden = hidden.mul_(gate) if inplace else gate * hidden
         else:
             hidden = function(hidden, inplace)
-        return self.fc2(self.dropout(hidden))  # (..., d_model)
+        return self.fc2(_live_dropout(self.dropout)(hidden))  # (..., d_model)
 
     def extra_repr(self) -> str:
         """The setting shown by print(module): activation (sizes show in fc1, fc2)."""
@@ -320,16 +339,28 @@ class EncoderLayer(nn.Module):
         check_tokens(x, self.d_model)
         check_same_dtype("x", x, self.norm2.weight)  # norm1 may be nn.Identity
         check_flag("return_weights", return_weights)
+        drop1, drop2 = self.branch_dropouts()
         if self.norm_first:
             h = self.norm1(x)
             attended, weights = self._attend(h, mask, return_weights, score_bias)
-            x = x + self.dropout1(attended)
-            x = x + self.dropout2(self.ffn(self.norm2(x)))
+            x = x + drop1(attended)
+            x = x + drop2(self.ffn(self.norm2(x)))
         else:
             attended, weights = self._attend(x, mask, return_weights, score_bias)
-            x = self.norm1(x + self.dropout1(attended))
-            x = self.norm2(x + self.dropout2(self.ffn(x)))
+            x = self.norm1(x + drop1(attended))
+            x = self.norm2(x + drop2(self.ffn(x)))
         return (x, weights) if return_weights else x
+
+    def branch_dropouts(
+        self,
+    ) -> tuple[Callable[[Tensor], Tensor], Callable[[Tensor], Tensor]]:
+        """`dropout1` and `dropout2`, each the identity where it would return its input.
+
+        `_live_dropout` of each: out of training (or at p = 0) and without hooks,
+        the branches skip the two module calls. Chapter 8's padding-free path
+        takes them from here too.
+        """
+        return _live_dropout(self.dropout1), _live_dropout(self.dropout2)
 
     def _attend(
         self,

@@ -339,9 +339,7 @@ def _packed_layer(
     window: int | None = None,
 ) -> Tensor:
     """`EncoderLayer.forward` on packed tokens: the same sublayers, no padding."""
-    # Out of training dropout returns its input; not calling it saves two
-    # dispatches a layer, which a GPU's small batches feel.
-    drop1, drop2 = (layer.dropout1, layer.dropout2) if layer.training else (_same,) * 2
+    drop1, drop2 = layer.branch_dropouts()  # the identity out of training
     if layer.norm_first:
         attended = _packed_attention(
             layer.attn, layer.norm1(x), plan, score_bias, window
@@ -351,8 +349,3 @@ def _packed_layer(
     attended = _packed_attention(layer.attn, x, plan, score_bias, window)
     x = layer.norm1(x + drop1(attended))
     return layer.norm2(x + drop2(layer.ffn(x)))
-
-
-def _same(x: Tensor) -> Tensor:
-    # Dropout out of training: x itself.
-    return x

@@ -13,8 +13,10 @@ import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from torch.utils._python_dispatch import TorchDispatchMode
 
 from encoderlib import count_parameters, set_seed
+from encoderlib.checks import count_host_reads
 from encoderlib.encoder import Encoder, EncoderConfig, EncoderLayer, EncoderOutput
 from encoderlib.layers import LayerNorm
 from encoderlib.pretrained import load_bert_weights
@@ -141,6 +143,48 @@ def test_packed_path_equals_padded_path(lengths, norm_first, positional, seed):
         torch.testing.assert_close(
             alone[0], packed.last_hidden_state[row, :length], atol=1e-5, rtol=0
         )
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        dict(positional="rope", window=2, global_every=2, n_layers=3),
+        dict(positional="alibi"),
+        dict(positional="t5", window=3),
+    ],
+    ids=["rope, local window", "alibi", "t5, local window"],
+)
+def test_the_padded_path_of_a_gpu_mask_equals_the_packed_path(overrides):
+    # A mask on a GPU takes the padded path, which hides the padding in each
+    # distinct score bias once per forward; count_host_reads sends the CPU there.
+    set_seed(0)
+    model = Encoder(small_config(**overrides)).eval()
+    ids, mask = padded_batch([9, 0, 4, 9], 9, 50)
+    with torch.no_grad():
+        packed = model(ids, mask)
+        with count_host_reads() as waits:
+            padded = model(ids, mask)
+    assert waits == []  # it read nothing: the padded path
+    torch.testing.assert_close(padded, packed, atol=1e-5, rtol=0)
+    assert (padded[~mask] == 0).all() and not padded.isnan().any()
+
+
+def test_the_padded_path_hides_the_padding_once_per_forward_not_per_layer():
+    class MaskedFills(TorchDispatchMode):
+        n = 0
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            self.n += func.overloadpacket.__name__.startswith("masked_fill")
+            return func(*args, **(kwargs or {}))
+
+    fills = {}
+    for n_layers in (2, 6):
+        model = Encoder(small_config(positional="alibi", n_layers=n_layers)).eval()
+        ids, mask = padded_batch([9, 4], 9, 50)
+        with torch.no_grad(), count_host_reads(), MaskedFills() as counted:
+            model(ids, mask)
+        fills[n_layers] = counted.n
+    assert fills[2] == fills[6]
 
 
 def test_int_and_bool_masks_agree():

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from torch import nn
 
-from encoderlib.encoder import EncoderLayer
+from encoderlib.encoder import Encoder, EncoderConfig, EncoderLayer
 from encoderlib.utils import count_parameters
 
 ARRANGEMENTS = [False, True]  # norm_first: post-norm, pre-norm
@@ -214,6 +214,50 @@ def test_dropout_acts_in_four_places_at_rate_p():
     assert set(zeros) == {"dropout1", "dropout2", "ffn", "attention"}
     for name, fraction in zeros.items():
         assert abs(fraction - 0.2) < 0.02, name
+
+
+class DropoutCalls(torch.overrides.TorchFunctionMode):
+    """Counts `F.dropout` calls (an `nn.Dropout` module makes one per call)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.n = 0
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        self.n += func is F.dropout
+        return func(*args, **(kwargs or {}))
+
+
+@pytest.mark.parametrize("packed", [False, True], ids=["EncoderLayer", "packed"])
+def test_idle_dropout_modules_are_skipped_and_hooked_ones_still_called(packed):
+    # Out of training (or at p = 0) a dropout returns its input: the layer skips
+    # its three module calls, unless a hook watches one.
+    torch.manual_seed(5)
+    model = Encoder(
+        EncoderConfig(vocab_size=30, d_model=16, n_heads=2, n_layers=1, d_ff=32)
+    )
+    layer = model.layers[0]
+    ids, mask = torch.randint(1, 30, (2, 6)), padding_mask([6, 4], 6)
+
+    def dropout_calls(training: bool) -> int:
+        model.train(training)
+        with DropoutCalls() as calls:
+            model(ids, mask) if packed else layer(torch.randn(2, 6, 16), mask)
+        return calls.n
+
+    # The packed count holds the embeddings' dropout, which is always called.
+    assert dropout_calls(training=True) == 3 + packed
+    assert dropout_calls(training=False) == 0 + packed
+    seen = []
+    layer.dropout1.register_forward_hook(lambda *_: seen.append("dropout1"))
+    layer.ffn.dropout.register_forward_pre_hook(lambda *_: seen.append("ffn"))
+    assert dropout_calls(training=False) == 2 + packed
+    assert sorted(seen) == ["dropout1", "ffn"]
+    for module in layer.modules():
+        if isinstance(module, nn.Dropout):
+            module.p = 0.0
+    seen.clear()
+    assert dropout_calls(training=True) == 2 + packed  # p = 0: idle unless hooked
 
 
 # Properties --------------------------------------------------------------------------
