@@ -47,11 +47,20 @@ from encoderlib import (
 from encoderlib.checks import count_host_reads
 
 
-def hugging_face_pair(name: str, quick: bool) -> tuple[torch.nn.Module, Encoder]:
-    """A randomly initialised Hugging Face model and encoderlib's copy of it."""
+def hugging_face_pair(
+    name: str, quick: bool, narrow: bool = False
+) -> tuple[torch.nn.Module, Encoder]:
+    """A randomly initialised Hugging Face model and encoderlib's copy of it.
+
+    `quick`: 3 layers of width 32; `narrow`: the model's own layers (and local
+    and global pattern), each of width 32 in 2 heads, so that an operator costs
+    its dispatch and almost no arithmetic.
+    """
     small = dict(hidden_size=32, num_attention_heads=4, num_hidden_layers=3)
+    thin = dict(hidden_size=32, num_attention_heads=2)
     if name == "ModernBERT-base":
         sizes = small | dict(intermediate_size=48) if quick else {}
+        sizes = thin | dict(intermediate_size=48) if narrow else sizes
         special = dict(pad_token_id=0, bos_token_id=1, eos_token_id=2)
         special |= dict(cls_token_id=1, sep_token_id=2)
         config = ModernBertConfig(
@@ -66,6 +75,8 @@ def hugging_face_pair(name: str, quick: bool) -> tuple[torch.nn.Module, Encoder]
         "MiniLM-L6": dict(hidden_size=384, num_hidden_layers=6, intermediate_size=1536),
     }
     sizes = small | dict(intermediate_size=64) if quick else shapes[name]
+    if narrow:
+        sizes = shapes[name] | thin | dict(intermediate_size=64)
     config = BertConfig(vocab_size=1000, attn_implementation="sdpa", **sizes)
     theirs = BertModel(config, add_pooling_layer=False).eval()
     ours = Encoder(config_from_bert(config.to_dict()))

@@ -20,12 +20,17 @@ model's device, as a user's own GPU batch has it: the padded path, which reads
 no mask value. On the CPU, encoderlib's host reads are switched off for it
 (`checks.count_host_reads(as_on_a_gpu=True)`, as `host_syncs.py` does), so the
 CPU counts the operators a GPU dispatches there. `--top N` adds, per row, the N
-operators each side dispatches most. Run from the repository root after
-`make setup`:
+operators each side dispatches most. `--host-time` adds what the count costs
+Python: the time of one forward of the same models narrowed to width 32 (every
+layer kept), where an operator costs its dispatch and almost no arithmetic,
+on one CPU thread, as medians of alternating runs; a GPU's host pays about
+that per forward before its kernels, however wide the model. Run from the
+repository root after `make setup`:
 
     .venv/bin/python benchmarks/operator_count.py           # the table
     .venv/bin/python benchmarks/operator_count.py --mask-on-device
     .venv/bin/python benchmarks/operator_count.py --quick   # small shapes, seconds
+    .venv/bin/python benchmarks/operator_count.py --mask-on-device --host-time
     python benchmarks/operator_count.py --device cuda --dtype bfloat16 --top 8
 """
 
@@ -34,7 +39,9 @@ from __future__ import annotations
 import argparse
 import collections
 import contextlib
+import statistics
 import sys
+import time
 import warnings
 from collections.abc import Callable
 from functools import partial
@@ -105,6 +112,22 @@ def count(forward: Callable[[], object]) -> OperatorCount:
     return counted
 
 
+def host_ms(runs: dict[str, Callable[[], object]], rounds: int) -> dict[str, float]:
+    """Median milliseconds per call of each run, the runs alternating round by round."""
+    times: dict[str, list[float]] = {name: [] for name in runs}
+    with torch.inference_mode():
+        for _ in range(3):  # warm-up: lazy caches fill, allocations settle
+            for run in runs.values():
+                run()
+        for _ in range(rounds):
+            for name, run in runs.items():
+                start = time.perf_counter()
+                for _ in range(10):
+                    run()
+                times[name].append((time.perf_counter() - start) * 100)
+    return {name: statistics.median(t) for name, t in times.items()}
+
+
 def most(counted: OperatorCount, top: int) -> str:
     """The `top` operators dispatched most, as "name×count, ..."."""
     return ", ".join(f"{name}×{n}" for name, n in counted.by_name.most_common(top))
@@ -120,7 +143,16 @@ def main() -> None:
     parser.add_argument(
         "--mask-on-device", action="store_true", help="encoderlib's padded path"
     )
+    parser.add_argument(
+        "--host-time", action="store_true", help="ms per forward at width 32, CPU"
+    )
     args = parser.parse_args()
+    if args.host_time and args.device != "cpu":
+        parser.error(
+            "--host-time measures the CPU's dispatch: use it with --device cpu"
+        )
+    if args.host_time:
+        torch.set_num_threads(1)
     device, dtype = torch.device(args.device), getattr(torch, args.dtype)
     where = torch.cuda.get_device_name(device) if device.type == "cuda" else "CPU"
     path = "; the mask on the device" if args.mask_on_device else ""
@@ -128,26 +160,47 @@ def main() -> None:
         f"torch {torch.__version__}, {where}, {args.dtype}{path}; operators per forward"
     )
     as_on_a_gpu = args.mask_on_device and device.type != "cuda"
-    print("| model | batch | encoderlib | Hugging Face | ratio |")
-    print("|---|---|---|---|---|")
+    if args.host_time:
+        rounds = 3 if args.quick else 15
+        print(
+            "host ms: one forward of the same models at width 32 (every layer kept), "
+            f"float32, 1 thread, median of {rounds} alternating rounds of 10 calls"
+        )
+    header = "| model | batch | encoderlib | Hugging Face | ratio |"
+    if args.host_time:
+        header += " host ms, encoderlib | Hugging Face | ratio |"
+    print(header)
+    print("|---" * header.count(" |") + "|")
     for name in MODELS:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             theirs, ours = hugging_face_pair(name, args.quick)
+            narrow = hugging_face_pair(name, args.quick, narrow=args.host_time)
         theirs, ours = (m.to(device, dtype) for m in (theirs, ours))
         for label, (ids, mask) in batches(args.quick).items():
             ids, on_device = ids.to(device), mask.to(device)
-            with (
-                count_host_reads(as_on_a_gpu=True)
-                if as_on_a_gpu
-                else contextlib.nullcontext()
-            ):
-                n_ours = count(
-                    partial(ours, ids, on_device if args.mask_on_device else mask)
-                )
+            ours_mask = on_device if args.mask_on_device else mask
+            reads = partial(count_host_reads, as_on_a_gpu=True)
+            on_the_path = reads if as_on_a_gpu else contextlib.nullcontext
+            with on_the_path():
+                n_ours = count(partial(ours, ids, ours_mask))
             n_theirs = count(partial(theirs, input_ids=ids, attention_mask=on_device))
             ratio = n_ours.n / n_theirs.n
-            print(f"| {name} | {label} | {n_ours.n} | {n_theirs.n} | {ratio:.2f} |")
+            row = f"| {name} | {label} | {n_ours.n} | {n_theirs.n} | {ratio:.2f} |"
+            if args.host_time:
+                with on_the_path():
+                    ms = host_ms(
+                        {
+                            "ours": partial(narrow[1], ids, ours_mask),
+                            "theirs": partial(
+                                narrow[0], input_ids=ids, attention_mask=on_device
+                            ),
+                        },
+                        rounds=rounds,
+                    )
+                row += f" {ms['ours']:.2f} | {ms['theirs']:.2f} |"
+                row += f" {ms['ours'] / ms['theirs']:.2f} |"
+            print(row)
             if args.top:
                 print(f"  encoderlib: {most(n_ours, args.top)}")
                 print(f"  Hugging Face: {most(n_theirs, args.top)}")

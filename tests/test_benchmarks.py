@@ -371,6 +371,29 @@ def test_operator_count_with_the_mask_on_the_device_takes_the_padded_path(
     assert padded != packed
 
 
+def test_operator_count_host_time_adds_three_columns(capsys, monkeypatch):
+    operator_count = load_script("operator_count")
+    monkeypatch.setattr(
+        sys, "argv", ["operator_count.py", "--quick", "--mask-on-device", "--host-time"]
+    )
+    operator_count.main()
+    rows = [
+        [cell.strip() for cell in line.split("|")[1:-1]]
+        for line in capsys.readouterr().out.splitlines()
+        if line.startswith("| ") and "---" not in line
+    ]
+    assert rows[0][5:] == ["host ms, encoderlib", "Hugging Face", "ratio"]
+    for row in rows[1:]:
+        ours, theirs, ratio = map(float, row[5:])
+        assert ours > 0 and theirs > 0
+        assert ratio == pytest.approx(ours / theirs, abs=0.006)
+    monkeypatch.setattr(
+        sys, "argv", ["operator_count.py", "--device", "cuda", "--host-time"]
+    )
+    with pytest.raises(SystemExit):  # the host's dispatch is measured on the CPU
+        operator_count.main()
+
+
 def test_gpu_checks_script_parses_and_names_files_that_exist():
     # The script runs only on a lent GPU machine; here: its syntax, and that every
     # test file, benchmark and study it names is still there under that name.
