@@ -151,8 +151,6 @@ def main() -> None:
         parser.error(
             "--host-time measures the CPU's dispatch: use it with --device cpu"
         )
-    if args.host_time:
-        torch.set_num_threads(1)
     device, dtype = torch.device(args.device), getattr(torch, args.dtype)
     where = torch.cuda.get_device_name(device) if device.type == "cuda" else "CPU"
     path = "; the mask on the device" if args.mask_on_device else ""
@@ -160,7 +158,10 @@ def main() -> None:
         f"torch {torch.__version__}, {where}, {args.dtype}{path}; operators per forward"
     )
     as_on_a_gpu = args.mask_on_device and device.type != "cuda"
+    reads = partial(count_host_reads, as_on_a_gpu=True)
+    on_the_path = reads if as_on_a_gpu else contextlib.nullcontext
     if args.host_time:
+        torch.set_num_threads(1)
         rounds = 3 if args.quick else 15
         print(
             "host ms: one forward of the same models at width 32 (every layer kept), "
@@ -175,19 +176,19 @@ def main() -> None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             theirs, ours = hugging_face_pair(name, args.quick)
-            narrow = hugging_face_pair(name, args.quick, narrow=args.host_time)
+            narrow = (
+                hugging_face_pair(name, args.quick, True) if args.host_time else None
+            )
         theirs, ours = (m.to(device, dtype) for m in (theirs, ours))
         for label, (ids, mask) in batches(args.quick).items():
             ids, on_device = ids.to(device), mask.to(device)
             ours_mask = on_device if args.mask_on_device else mask
-            reads = partial(count_host_reads, as_on_a_gpu=True)
-            on_the_path = reads if as_on_a_gpu else contextlib.nullcontext
             with on_the_path():
                 n_ours = count(partial(ours, ids, ours_mask))
             n_theirs = count(partial(theirs, input_ids=ids, attention_mask=on_device))
             ratio = n_ours.n / n_theirs.n
             row = f"| {name} | {label} | {n_ours.n} | {n_theirs.n} | {ratio:.2f} |"
-            if args.host_time:
+            if narrow is not None:
                 with on_the_path():
                     ms = host_ms(
                         {
