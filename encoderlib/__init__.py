@@ -25,6 +25,7 @@ from . import (
     evaluation,
     formats,
     heads,
+    kernels,
     layers,
     loading,
     mlm,
@@ -118,6 +119,14 @@ from .heads import (
     MaskedLMHead,
     register_holder,
 )
+from .kernels import (
+    CPU_LINEAR_KERNELS,
+    ONEDNN_MIN_WORK,
+    Linear,
+    cpu_linear_kernel,
+    linear,
+    set_cpu_linear_kernel,
+)
 from .layers import ACTIVATIONS, EncoderLayer, FeedForward, LayerNorm
 from .loading import (
     TEXT_CLASSIFICATION_DATASETS,
@@ -196,6 +205,7 @@ __all__ = [
     "evaluation",
     "formats",
     "heads",
+    "kernels",
     "layers",
     "loading",
     "mlm",
@@ -287,6 +297,12 @@ __all__ = [
     "register_holder",
     "EncoderClassifier",
     "MaskedLMHead",
+    "CPU_LINEAR_KERNELS",
+    "ONEDNN_MIN_WORK",
+    "cpu_linear_kernel",
+    "set_cpu_linear_kernel",
+    "linear",
+    "Linear",
     "LayerNorm",
     "ACTIVATIONS",
     "FeedForward",

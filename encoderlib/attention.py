@@ -36,6 +36,7 @@ from encoderlib.checks import (
     check_tensor,
     fail_type,
 )
+from encoderlib.kernels import Linear, linear
 
 
 def autocast_enabled(device_type: str) -> bool:
@@ -356,7 +357,7 @@ def join_linears(*linears: torch.nn.Linear) -> None:
     _check_linears(linears)
     _JOINED.pop(linears[0], None)  # a view of memory the weights may be leaving
     for name in ("weight", "bias"):
-        parts = [getattr(linear, name) for linear in linears]
+        parts = [getattr(layer, name) for layer in linears]
         plain = all(type(p) is torch.nn.Parameter and p.is_contiguous() for p in parts)
         if not plain or _rows_view(parts) is not None:
             continue
@@ -372,7 +373,7 @@ def join_linears(*linears: torch.nn.Linear) -> None:
 def joined_view(*linears: torch.nn.Linear) -> tuple[Tensor, Tensor | None] | None:
     """The linear maps as one, (weight, bias), where that costs no copy; else None.
 
-    `F.linear(x, *joined_view(a, b))` computes a(x) and b(x) side by side in
+    `linear(x, *joined_view(a, b))` computes a(x) and b(x) side by side in
     one matrix product. Outside autograd (`torch.no_grad`, `torch.inference_mode`)
     and when `join_linears` laid the weights out as neighbouring rows, the
     stacked weight is a view of them; otherwise (autograd, a model copied
@@ -382,12 +383,15 @@ def joined_view(*linears: torch.nn.Linear) -> tuple[Tensor, Tensor | None] | Non
     addresses only, so a GPU never waits, and keeps its answer while they stay:
     a call in every layer costs a few microseconds. Raises as `join_linears`.
     """
+    if _compiling():  # before any look into _JOINED, on which a tracer would guard
+        _check_linears(linears)
+        return None
     first = linears[0] if linears else None
     kept = _JOINED.get(first) if isinstance(first, torch.nn.Linear) else None
     maps = tuple(map(id, linears))
     if kept is None or kept[0][0] != maps:
         _check_linears(linears)
-    if torch.is_grad_enabled() or _compiling():
+    if torch.is_grad_enabled():
         return None
     if any(m._forward_hooks or m._forward_pre_hooks for m in linears):
         return None
@@ -419,10 +423,10 @@ def _check_linears(linears: tuple[object, ...]) -> None:
     # One or more nn.Linear maps, all reading inputs of one width.
     if not linears:
         raise ValueError("expected at least one nn.Linear, got none")
-    for i, linear in enumerate(linears):
-        if not isinstance(linear, torch.nn.Linear):
-            raise fail_type(f"linears[{i}]", "an nn.Linear", linear)
-    widths = [linear.in_features for linear in linears]
+    for i, layer in enumerate(linears):
+        if not isinstance(layer, torch.nn.Linear):
+            raise fail_type(f"linears[{i}]", "an nn.Linear", layer)
+    widths = [layer.in_features for layer in linears]
     if len(set(widths)) > 1:
         raise ValueError(f"expected linear maps of one input width, got {widths}")
 
@@ -444,7 +448,8 @@ def _rows_view(parts: list[Tensor]) -> Tensor | None:
 class MultiHeadAttention(torch.nn.Module):
     """Multi-head self-attention: h heads of width d_model / h, then a projection.
 
-    `q_proj`, `k_proj`, `v_proj` and `out_proj` are `nn.Linear(d_model, d_model)`;
+    `q_proj`, `k_proj`, `v_proj` and `out_proj` are `Linear(d_model, d_model)`
+    (`encoderlib.kernels`: an `nn.Linear` that picks the CPU's faster product);
     each of the first three makes the queries, keys or values of all heads at
     once, split with `rearrange(t, "b n (h d) -> b h n d")`. `forward(x, mask)`
     takes x of shape (b, n, d) with d = d_model, in the dtype of the module's
@@ -494,10 +499,10 @@ class MultiHeadAttention(torch.nn.Module):
             raise fail_type("qk_transform", "an nn.Module or None", qk_transform)
         self.d_model, self.n_heads, self.d_head = d_model, n_heads, d_model // n_heads
         self.dropout = dropout
-        self.q_proj = torch.nn.Linear(d_model, d_model, bias=bias)
-        self.k_proj = torch.nn.Linear(d_model, d_model, bias=bias)
-        self.v_proj = torch.nn.Linear(d_model, d_model, bias=bias)
-        self.out_proj = torch.nn.Linear(d_model, d_model, bias=bias)
+        self.q_proj = Linear(d_model, d_model, bias=bias)
+        self.k_proj = Linear(d_model, d_model, bias=bias)
+        self.v_proj = Linear(d_model, d_model, bias=bias)
+        self.out_proj = Linear(d_model, d_model, bias=bias)
         self.qk_transform = qk_transform
         join_linears(self.q_proj, self.k_proj, self.v_proj)  # one product (chapter 8)
 
@@ -540,7 +545,7 @@ class MultiHeadAttention(torch.nn.Module):
         joined = joined_view(*projections)
         if joined is not None:  # inference: one product for all three, no copy
             pattern = "b n (three h d) -> three b h n d"
-            qkv = rearrange(F.linear(x, *joined), pattern, three=3, h=self.n_heads)
+            qkv = rearrange(linear(x, *joined), pattern, three=3, h=self.n_heads)
             q, k, v = qkv
             if getattr(self.qk_transform, "takes_positions", False):
                 q, k = self.qk_transform.rotate(qkv[:2])  # RoPE: q and k as one

@@ -30,6 +30,7 @@ from encoderlib.embeddings import (
     SinusoidalPositionalEncoding,
     T5RelativePositionBias,
 )
+from encoderlib.kernels import Linear
 from encoderlib.layers import EncoderLayer, LayerNorm
 from encoderlib.packing import run_packed, window_bias
 
@@ -127,7 +128,7 @@ class Encoder(nn.Module):
     `position_bias` is the attention bias of the "t5" or "alibi" scheme, shared
     by every layer (None otherwise); with "rope" every layer's attention has a
     `RotaryEmbedding` as its `qk_transform`. `embedding_projection` is an
-    `nn.Linear(d_embed, d_model)` after the embeddings when the config sets
+    `Linear(d_embed, d_model)` after the embeddings when the config sets
     `d_embed` (ELECTRA's `embeddings_project`; None otherwise), and position ids
     run from `position_offset` (RoBERTa's 2) to `position_offset + n - 1`.
     Weights start as BERT's: normal(0, 0.02), biases 0.
@@ -186,7 +187,7 @@ class Encoder(nn.Module):
             norm_bias=config.bias,
         )
         self.embedding_projection = (
-            None if config.d_embed is None else nn.Linear(width, config.d_model)
+            None if config.d_embed is None else Linear(width, config.d_model)
         )
         self.position_bias = _POSITION_BIASES.get(scheme, _nothing)(config)
         transforms = _QK_TRANSFORMS.get(scheme, _no_transforms)(config)

@@ -34,6 +34,7 @@ from encoderlib.checks import (
     fail_type,
 )
 from encoderlib.encoder import Encoder, bert_init
+from encoderlib.kernels import Linear
 from encoderlib.layers import LayerNorm
 from encoderlib.pooling import POOLINGS
 
@@ -94,10 +95,10 @@ class ClassificationHead(nn.Module):
         self.d_model, self.n_classes, self.style = d_model, n_classes, style
         with_norm = hidden_layer and HEAD_STYLES[style][1]
         bias = bias if with_norm else True
-        self.dense = nn.Linear(d_model, d_model, bias=bias) if hidden_layer else None
+        self.dense = Linear(d_model, d_model, bias=bias) if hidden_layer else None
         self.norm = LayerNorm(d_model, eps=eps, bias=bias) if with_norm else None
         self.dropout = nn.Dropout(dropout)
-        self.classifier = nn.Linear(d_model, n_classes)
+        self.classifier = Linear(d_model, n_classes)
         for layer in (self.dense, self.classifier):
             if layer is not None:
                 bert_init(layer)  # BERT's: normal(0, 0.02), biases 0
@@ -308,7 +309,7 @@ class MaskedLMHead(nn.Module):
     """BERT's masked-language-model head, its decoder tied to the token embeddings.
 
     Each token vector goes through `dense` (d → d), GELU and a `LayerNorm`, then
-    `decoder`, an `nn.Linear(d, vocab_size)` whose weight *is* the Parameter of
+    `decoder`, a `Linear(d, vocab_size)` whose weight *is* the Parameter of
     `token_embeddings` (not a copy): training either use updates both, and the
     tie saves vocab_size × d parameters (Press & Wolf, 2017, arXiv:1608.05859).
     The decoder's bias is the head's own, one per token, initialised to 0; the
@@ -339,9 +340,9 @@ class MaskedLMHead(nn.Module):
         vocab_size, d_model = table.shape
         self.vocab_size, self.d_model = vocab_size, d_model
         where = dict(device=table.device, dtype=table.dtype)  # the table's
-        self.dense = nn.Linear(d_model, d_model, **where)
+        self.dense = Linear(d_model, d_model, **where)
         self.norm = LayerNorm(d_model, eps=eps).to(**where)
-        self.decoder = nn.Linear(d_model, vocab_size, **where)
+        self.decoder = Linear(d_model, vocab_size, **where)
         self.decoder.weight = table  # the tie: one Parameter
         bert_init(self.dense)
         nn.init.zeros_(self.decoder.bias)

@@ -34,6 +34,7 @@ from encoderlib.checks import (
     check_same_dtype,
     check_tensor,
 )
+from encoderlib.kernels import Linear, linear
 
 
 def _check_last_dim(x: Tensor, d: int, dtype: torch.dtype | None = None) -> None:
@@ -202,12 +203,12 @@ class FeedForward(nn.Module):
         check_rate("dropout", dropout)
         check_flag("bias", bias)
         self.d_model, self.d_ff, self.activation = d_model, d_ff, activation
-        self.fc1 = nn.Linear(d_model, d_ff, bias=bias)
+        self.fc1 = Linear(d_model, d_ff, bias=bias)
         if ACTIVATIONS[activation][1]:  # gated
-            self.gate = nn.Linear(d_model, d_ff, bias=bias)
+            self.gate = Linear(d_model, d_ff, bias=bias)
             join_linears(self.gate, self.fc1)  # one product in inference
         self.dropout = nn.Dropout(dropout)
-        self.fc2 = nn.Linear(d_ff, d_model, bias=bias)
+        self.fc2 = Linear(d_ff, d_model, bias=bias)
 
     def _apply(self, fn: Callable, recurse: bool = True) -> "FeedForward":
         # .to(), .half() and .cuda() give every weight new memory: join them again.
@@ -222,7 +223,7 @@ class FeedForward(nn.Module):
         function, gated = ACTIVATIONS[self.activation]
         joined = joined_view(self.gate, self.fc1) if gated else None
         if joined is not None:  # inference: gate and fc1 in one matrix product
-            gate, hidden = F.linear(x, *joined).chunk(2, dim=-1)
+            gate, hidden = linear(x, *joined).chunk(2, dim=-1)
             return self.fc2(
                 _live_dropout(self.dropout)(hidden.mul_(function(gate, True)))
             )

@@ -33,6 +33,7 @@ from encoderlib.checks import (
     check_tensor,
     reads_values,
 )
+from encoderlib.kernels import linear
 from encoderlib.layers import EncoderLayer
 
 
@@ -243,7 +244,7 @@ def _packed_attention(
         biases = [p.bias for p in projections]
         bias = None if biases[0] is None else torch.cat(biases)
         joined = (torch.cat([p.weight for p in projections]), bias)
-    qkv = F.linear(x, *joined)  # (t, 3d): one matrix product for q, k and v
+    qkv = linear(x, *joined)  # (t, 3d): one matrix product for q, k and v
     dropout_p = attn.dropout if attn.training else 0.0
     transform = attn.qk_transform
     if window is not None and max(plan.lengths, default=0) <= window + 1:

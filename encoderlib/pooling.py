@@ -20,6 +20,7 @@ from encoderlib.checks import (
     check_same_dtype,
     check_shape,
 )
+from encoderlib.kernels import Linear
 
 
 def _real_token_mask(h: Tensor, mask: Tensor | None) -> Tensor:
@@ -143,7 +144,7 @@ class AttentionPool(nn.Module):
         """
         super().__init__()
         self.d_model = check_positive_int("d_model", d_model)
-        self.score = nn.Linear(d_model, 1)
+        self.score = Linear(d_model, 1)
         nn.init.zeros_(self.score.weight)  # equal scores: starts as mean pooling
         nn.init.zeros_(self.score.bias)
 

@@ -27,6 +27,7 @@ from encoderlib.checks import (
 from encoderlib.embeddings import LearnedPositionalEmbedding
 from encoderlib.encoder import EncoderLayer
 from encoderlib.heads import ClassificationHead
+from encoderlib.kernels import Linear
 from encoderlib.layers import LayerNorm
 
 
@@ -128,7 +129,7 @@ class PatchEmbedding(nn.Module):
     with p1 = p2 = `patch_size`: it cuts each (c, H, W) image into a grid of
     `grid_size` × `grid_size` patches, lists them in reading order (row y, then
     column x) and flattens each into p·p·c numbers, pixel row p1 first, then
-    pixel column p2, then channel c. `projection`, an `nn.Linear(p·p·c,
+    pixel column p2, then channel c. `projection`, a `Linear(p·p·c,
     d_model)`, maps every patch with the same weights, as the ViT paper does
     (Dosovitskiy et al., 2020, arXiv:2010.11929); that makes the module a
     convolution with kernel size and stride p. `forward(images)` takes
@@ -172,7 +173,7 @@ class PatchEmbedding(nn.Module):
         self.to_patches = Rearrange(
             "b c (y p1) (x p2) -> b (y x) (p1 p2 c)", p1=p, p2=p
         )
-        self.projection = nn.Linear(p * p * in_channels, d_model)
+        self.projection = Linear(p * p * in_channels, d_model)
 
     def forward(self, images: Tensor) -> Tensor:
         """Images (b, c, H, W) → patch vectors (b, n_patches, d_model)."""
