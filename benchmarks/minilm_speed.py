@@ -24,14 +24,17 @@ when a session loads. In int8, encoderlib's
 timed against `serving.quantize_onnx_int8` of both ONNX files (ONNX Runtime's
 dynamic quantization). Runs alternate, and the tables report medians and
 ratios of medians: encoderlib / the other side, below 1 is faster.
+"torch kernel" is encoderlib again with `set_cpu_linear_kernel("torch")`:
+`F.linear`'s own kernel (MKL's) in place of the one `cpu_linear_kernel()`
+chooses for this CPU; the header names that choice.
 
 The same run measures this machine's matrix-product throughput on MiniLM's
-own shapes (`F.linear` with tokens × 384 → 1152, 384, 1536 and 1536 → 384 for a
-batch's worth of tokens) and divides each side's useful FLOPs (the linear
-layers' 2 · tokens · in · out and attention's 4 · n² · d per sentence, real
-tokens only) by its time: the distance to the hardware's limit. With the STS
-Benchmark test split on the machine (../shared/data/stsbenchmark/), it also
-scores fp32 and int8 on it (Spearman × 100).
+own shapes (encoderlib's `linear` with tokens × 384 → 1152, 384, 1536 and
+1536 → 384 for a batch's worth of tokens) and divides each side's useful
+FLOPs (the linear layers' 2 · tokens · in · out and attention's 4 · n² · d per
+sentence, real tokens only) by its time: the distance to the hardware's limit.
+With the STS Benchmark test split on the machine (../shared/data/stsbenchmark/),
+it also scores fp32 and int8 on it (Spearman × 100).
 
 The sentences are real English that ships with Python: the docstrings of
 standard-library modules, as single sentences and as whole paragraphs.
@@ -62,6 +65,7 @@ import torch.nn.functional as F
 
 from encoderlib import load_minilm
 from encoderlib.encoder import EncoderConfig
+from encoderlib.kernels import cpu_linear_kernel, linear, set_cpu_linear_kernel
 from encoderlib.prepacked import prepack_for_cpu
 from encoderlib.pretrained import SentenceEncoder
 from encoderlib.serving import (
@@ -124,7 +128,8 @@ def cpu_description() -> str:
                 flags = set(value.split())
     isa = [flag for flag in ISA_FLAGS if flag in flags] or ["flags unknown"]
     capability = torch.backends.cpu.get_cpu_capability()
-    return f"{model} ({', '.join(isa)}; torch kernels: {capability})"
+    kernel = cpu_linear_kernel()
+    return f"{model} ({', '.join(isa)}; torch kernels: {capability}; linear: {kernel})"
 
 
 def docstring_texts(kind: str, limit: int) -> list[str]:
@@ -314,8 +319,10 @@ def matmul_run(
 ) -> tuple[Callable[[], None], int]:
     """A layer's four linear products on `tokens` rows, `calls` times, and their FLOPs.
 
-    `F.linear` (bias included) on random fp32 inputs of MiniLM's shapes. Its
-    FLOPs divided by its time is the ceiling for any fp32 implementation here.
+    `encoderlib.kernels.linear` (bias included, in inference mode) on random fp32
+    inputs of MiniLM's shapes: `F.linear`, or oneDNN's product where
+    `cpu_linear_kernel()` says "onednn". Its FLOPs divided by its time is the
+    ceiling for encoderlib's fp32 products here.
     `main` asks for as many calls as an encoder run has layers times batches,
     so the reference lasts about as long as the runs it alternates with: a run
     of a few milliseconds right after a long one measures the threads waking
@@ -329,9 +336,10 @@ def matmul_run(
     ]
 
     def run() -> None:
-        for _ in range(calls):
-            for x, w, b in operands:
-                F.linear(x, w, b)
+        with torch.inference_mode():
+            for _ in range(calls):
+                for x, w, b in operands:
+                    linear(x, w, b)
 
     flops = calls * sum(2 * tokens * d_in * d_out for d_in, d_out in shapes)
     return run, flops
@@ -389,6 +397,19 @@ def markdown_table(header: list[str], rows: list[list[str]]) -> None:
         print("| " + " | ".join(row) + " |", flush=True)
 
 
+def on_kernel(encode: Callable, kernel: str) -> Callable:
+    """`encode` with `set_cpu_linear_kernel(kernel)` in force, "auto" again after."""
+
+    def run(texts: list[str]):
+        set_cpu_linear_kernel(kernel)
+        try:
+            return encode(texts)
+        finally:
+            set_cpu_linear_kernel("auto")
+
+    return run
+
+
 def build_sides(ours: SentenceEncoder, threads: int) -> dict[str, Callable]:
     """Every implementation timed here, as `encode(list of str) -> (b, 384)`.
 
@@ -410,6 +431,7 @@ def build_sides(ours: SentenceEncoder, threads: int) -> dict[str, Callable]:
         ours_int8 = OnnxSentenceEncoder(our_int8, tokenizer, threads=threads).encode
     return {
         "encoderlib": ours.encode,
+        "encoderlib, torch kernel": on_kernel(ours.encode, "torch"),
         "encoderlib prepacked": prepack_for_cpu(ours).encode,
         "HF sorted": lambda texts: theirs.encode(texts, sort=True),
         "HF unsorted": lambda texts: theirs.encode(texts, sort=False),
@@ -479,7 +501,8 @@ def main() -> None:
         fp32_rows.append(
             [kind, f"{len(texts)}", f"{statistics.mean(lengths):.1f}"]
             + [f"{ms['encoderlib']:.0f}"]
-            + vs(ms, "encoderlib", "HF sorted", "HF unsorted", "ORT", "ORT (ours)")
+            + vs(ms, "encoderlib", "encoderlib, torch kernel", "HF sorted")
+            + vs(ms, "encoderlib", "HF unsorted", "ORT", "ORT (ours)")
             + [f"{diff:.1e}"]
         )
         prepacked_rows.append(
@@ -518,9 +541,9 @@ def main() -> None:
         "\nfp32, ms per run; ratio = encoderlib / the column before, below 1 is faster"
     )
     markdown_table(
-        ["texts", "n", "mean tokens", "encoderlib ms", "HF sorted ms", "ratio",
-         "HF unsorted ms", "ratio", "ORT ms", "ratio", "ORT (ours) ms", "ratio",
-         "max diff"],
+        ["texts", "n", "mean tokens", "encoderlib ms", "torch kernel ms", "ratio",
+         "HF sorted ms", "ratio", "HF unsorted ms", "ratio", "ORT ms", "ratio",
+         "ORT (ours) ms", "ratio", "max diff"],
         fp32_rows,
     )  # fmt: skip
     print(

@@ -7,7 +7,9 @@ forward, and inside it the four linear products of each layer run alone on the
 same numbers of tokens. The products alone are the floor that no cut of
 overhead can go below; the same products with prepacked weights
 (`encoderlib.prepacked`, oneDNN's blocked layout made once) are the floor of
-`prepack_for_cpu`'s copy, timed whole beside it. Beside them, ONNX Runtime on
+`prepack_for_cpu`'s copy, timed whole beside it, and so are `encode` and the
+products on `F.linear`'s own kernel, where `encoderlib.kernels` chose oneDNN's
+for this CPU. Beside them, ONNX Runtime on
 Hugging Face's export (fp32 and its dynamic int8 quantization) and
 encoderlib's int8, as `minilm_speed.py` builds them.
 
@@ -32,6 +34,7 @@ import torch.nn.functional as F
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import minilm_speed  # noqa: E402  (benchmarks/ is no package)
 
+from encoderlib.kernels import linear  # noqa: E402
 from encoderlib.prepacked import PrepackedWeight, prepack_for_cpu  # noqa: E402
 from encoderlib.tokenization import pad_batch  # noqa: E402
 
@@ -50,7 +53,8 @@ def parts(model, texts: list[str], batch_size: int = 32) -> dict[str, Callable]:
     the padded, length-sorted batches `encode` makes; "products": the four
     linear products per layer (q, k, v fused; out; the two feed-forward ones) on
     as many rows as each batch has real tokens, with random weights of the same
-    shapes: the arithmetic that any implementation has to do.
+    shapes: the arithmetic that any implementation has to do, on the kernel
+    encoderlib's `linear` chooses here ("products, torch kernel": on `F.linear`).
     """
     config = model.model.config
     ids = [model.tokenizer.encode(text, max_length=model.max_length) for text in texts]
@@ -75,13 +79,14 @@ def parts(model, texts: list[str], batch_size: int = 32) -> dict[str, Callable]:
             for batch in batches:
                 model.model(batch["input_ids"], batch["attention_mask"])
 
-    def products() -> None:
+    def products(product: Callable = linear) -> None:
         qkv, out, up, down = weights
-        for x in rows:
-            for _ in range(config.n_layers):
-                F.linear(x, qkv)
-                F.linear(x, out)
-                F.linear(F.linear(x, up), down)
+        with torch.inference_mode():
+            for x in rows:
+                for _ in range(config.n_layers):
+                    product(x, qkv)
+                    product(x, out)
+                    product(product(x, up), down)
 
     prepacked = [PrepackedWeight(w) for w in weights]
 
@@ -102,6 +107,7 @@ def parts(model, texts: list[str], batch_size: int = 32) -> dict[str, Callable]:
         "tokenize": tokenize,
         "model": forward,
         "products": products,
+        "products, torch kernel": lambda: products(F.linear),
         "products prepacked": products_prepacked,
     }
 
@@ -120,7 +126,14 @@ def main() -> None:
     ours = minilm_speed.load_minilm()
     sides = minilm_speed.build_sides(ours, args.threads)
     sides["encoderlib prepacked"] = prepack_for_cpu(ours).encode
-    whole = ["encoderlib", "encoderlib prepacked", "ORT", "encoderlib int8", "ORT int8"]
+    whole = [
+        "encoderlib",
+        "encoderlib, torch kernel",
+        "encoderlib prepacked",
+        "ORT",
+        "encoderlib int8",
+        "ORT int8",
+    ]
     print(
         f"torch {torch.__version__}, {minilm_speed.cpu_description()}, "
         f"{args.threads} thread(s), CPU time, batch 32, median of {repeats} runs"
@@ -148,6 +161,8 @@ def main() -> None:
             ("    of which the linear products", ms["products"]),
             ("    of which the rest", ms["model"] - ms["products"]),
             ("  padding, pooling, order (the rest of encode)", around),
+            ("encode on the torch kernel (F.linear)", ms["encoderlib, torch kernel"]),
+            ("  the linear products, torch kernel", ms["products, torch kernel"]),
             ("encode with prepacked weights", ms["encoderlib prepacked"]),
             ("  the linear products, prepacked", ms["products prepacked"]),
         ]

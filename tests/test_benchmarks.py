@@ -96,14 +96,15 @@ def test_minilm_speed_prints_full_tables(minilm_speed, capsys, monkeypatch):
         for line in out.splitlines()
         if line.startswith(("| sentences |", "| paragraphs |"))
     ]
-    fp32 = [cells for cells in rows if len(cells) == 15]  # 13 columns
+    fp32 = [cells for cells in rows if len(cells) == 17]  # 15 columns
     int8 = [cells for cells in rows if len(cells) == 11]  # 9 columns
     flops = [cells for cells in rows if len(cells) == 13]  # 11 columns
     for table in (fp32, int8, flops):
         assert [cells[1].strip() for cells in table] == ["sentences", "paragraphs"]
     assert all(cells[2].strip() == "8" for cells in fp32)
     assert all(float(cells[-2]) < 1e-5 for cells in fp32)  # fp32 sides agree
-    assert all(float(cells[i]) > 0 for cells in fp32 for i in (6, 8, 10, 12))  # ratios
+    ratios = (6, 8, 10, 12, 14)
+    assert all(float(cells[i]) > 0 for cells in fp32 for i in ratios)
     for cells in int8:  # the lowest cosine of int8 vectors with fp32, ours and ORT's
         assert all(float(c) > 0.95 for c in cells[-2].split("/")), cells
     assert all(
@@ -490,9 +491,34 @@ def test_short_text_cost_parts_run_on_the_batches_encode_makes():
     model = short_text_cost.minilm_speed.load_minilm()
     texts = short_text_cost.minilm_speed.docstring_texts("sentences", 40)
     calls = short_text_cost.parts(model, texts)
-    assert list(calls) == ["tokenize", "model", "products", "products prepacked"]
+    assert list(calls) == [
+        "tokenize",
+        "model",
+        "products",
+        "products, torch kernel",
+        "products prepacked",
+    ]
     for call in calls.values():
         call()
     assert short_text_cost.cpu_ms(calls["tokenize"]) >= 0
     description = short_text_cost.minilm_speed.cpu_description()
-    assert "torch kernels:" in description
+    assert "torch kernels:" in description and "linear: " in description
+
+
+def test_linear_kernels_finds_where_onednn_starts_to_win(capsys, monkeypatch):
+    linear_kernels = load_script("linear_kernels")
+    shape = ("toy", 10, 10)  # work = rows · 100
+    results = {shape: {1: (1.0, 2.0), 4: (1.0, 0.9), 8: (1.0, 1.1), 16: (1.0, 0.5)}}
+    assert linear_kernels.crossover(results) == 1600  # 8 rows lost: 16 rows on
+    results[shape][8] = (1.0, 0.8)
+    assert linear_kernels.crossover(results) == 400
+    results[shape][16] = (1.0, 1.5)  # the largest lost: nothing measured is past it
+    assert linear_kernels.crossover(results) == 1601
+    threads = torch.get_num_threads()
+    monkeypatch.setattr(sys, "argv", ["linear_kernels.py", "--quick"])
+    try:
+        linear_kernels.main()
+    finally:
+        torch.set_num_threads(threads)
+    out = capsys.readouterr().out
+    assert "| MiniLM | 384 → 1152 |" in out and "multiply-adds" in out
