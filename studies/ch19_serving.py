@@ -117,7 +117,7 @@ STUDIES = [
         parse=parse_speed,
         agree=agree_speed,
         test_seed=0,
-        description="ms per encode, one thread, fastest of 5 runs; F.linear share",
+        description="ms per encode, one thread, fastest of 5; share of its products",
     ),
 ]
 
