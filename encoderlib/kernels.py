@@ -99,8 +99,8 @@ def set_cpu_linear_kernel(kernel: str = "auto") -> None:
     """Choose the kernel of `linear`'s float32 products on the CPU, for the process.
 
     "auto" (the default) lets `cpu_linear_kernel` decide by the CPU; "torch"
-    always uses `F.linear`, for results that match another library's bit for
-    bit on the same CPU; "onednn" always uses oneDNN's product. Raises TypeError
+    always uses `F.linear`, for results that match another PyTorch program's
+    bit for bit on the same CPU; "onednn" always uses oneDNN's product. Raises TypeError
     for a kernel that is not a str, ValueError for another name or for "onednn"
     where this PyTorch has no working oneDNN product.
     """
