@@ -79,8 +79,8 @@ def parts(model, texts: list[str], batch_size: int = 32) -> dict[str, Callable]:
             for batch in batches:
                 model.model(batch["input_ids"], batch["attention_mask"])
 
-    def products(product: Callable = linear) -> None:
-        qkv, out, up, down = weights
+    def products(product: Callable = linear, layer_weights: list = weights) -> None:
+        qkv, out, up, down = layer_weights
         with torch.inference_mode():
             for x in rows:
                 for _ in range(config.n_layers):
@@ -89,15 +89,6 @@ def parts(model, texts: list[str], batch_size: int = 32) -> dict[str, Callable]:
                     product(product(x, up), down)
 
     prepacked = [PrepackedWeight(w) for w in weights]
-
-    def products_prepacked() -> None:
-        qkv, out, up, down = prepacked
-        with torch.no_grad():
-            for x in rows:
-                for _ in range(config.n_layers):
-                    F.linear(x, qkv)
-                    F.linear(x, out)
-                    F.linear(F.linear(x, up), down)
 
     def tokenize() -> None:
         for text in texts:
@@ -108,7 +99,7 @@ def parts(model, texts: list[str], batch_size: int = 32) -> dict[str, Callable]:
         "model": forward,
         "products": products,
         "products, torch kernel": lambda: products(F.linear),
-        "products prepacked": products_prepacked,
+        "products prepacked": lambda: products(F.linear, prepacked),
     }
 
 
