@@ -259,9 +259,12 @@ def _multi_head_bias(score_bias: Tensor | None, x: Tensor, h: int) -> Tensor | N
 
 
 # From PyTorch 2.5 on, SDPA itself gives a query that may see no key a zero
-# output and zero gradients, on every backend (pytorch/pytorch pull request
-# 133882); older versions give NaN, and fused_attention guards against it.
+# output and zero gradients (pytorch/pytorch pull request 133882); older
+# versions give NaN, and fused_attention guards against it. On a CUDA GPU, half
+# precision with a boolean mask gave such a query nonzero values (an H200,
+# PyTorch 2.11, benchmarks/gpu_checks.sh): there the guard runs too.
 _SDPA_ZEROES_EMPTY_ROWS = torch.__version__ >= "2.5"
+_HALF = (torch.float16, torch.bfloat16)
 
 
 def fused_attention(
@@ -281,7 +284,8 @@ def fused_attention(
     calls `torch.nn.functional.scaled_dot_product_attention`, whose kernels never
     return the weights, and gives a zero context, never NaN, to a query that
     may attend to no key: PyTorch's own zeros from version 2.5 on, before that
-    a guard of five more operations. It reads no value on the host: a GPU
+    (and for a boolean mask in half precision on a CUDA GPU) a guard of five
+    more operations. It reads no value on the host: a GPU
     never waits.
     """
     if score_bias is not None and _SDPA_ZEROES_EMPTY_ROWS:
@@ -303,7 +307,8 @@ def fused_attention(
             q, k, v, attn_mask=float_mask, dropout_p=dropout_p
         )
         return context.masked_fill(~has_key, 0.0)
-    if mask is None or _SDPA_ZEROES_EMPTY_ROWS:
+    half_on_cuda = q.is_cuda and q.dtype in _HALF
+    if mask is None or (_SDPA_ZEROES_EMPTY_ROWS and not half_on_cuda):
         return F.scaled_dot_product_attention(
             q, k, v, attn_mask=mask, dropout_p=dropout_p
         )

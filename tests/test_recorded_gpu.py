@@ -2,10 +2,11 @@
 
 `benchmarks/recorded/gpu_speed_h200.txt` is the whole output of one run of
 `python benchmarks/gpu_speed.py --repeats 3 --no-compile` on an NVIDIA H200, and
-the other `*_h200.txt` files there hold what `operator_count.py --device cuda` and
-the studies of chapters 15 and 16 printed on it. The chapters cannot run them (no
-GPU in CI), so each holds the rows it shows as a `GPU_*` constant; these tests read
-both and require them to agree, and every such constant to be checked.
+the other `*_h200.txt` files there hold what `operator_count.py --device cuda`,
+`gpu_graphs.py` and the studies of chapters 15 and 16 printed on it. The chapters
+cannot run them (no GPU in CI), so each holds the rows it shows as a `GPU_*`
+constant; these tests read both and require them to agree, and every such constant
+to be checked.
 """
 
 import ast
@@ -19,6 +20,7 @@ RECORDED = ROOT / "benchmarks" / "recorded" / "gpu_speed_h200.txt"
 OPERATORS = ROOT / "benchmarks" / "recorded" / "operator_count_h200.txt"
 FLASH = ROOT / "benchmarks" / "recorded" / "ch16_flash_attention_h200.txt"
 LONGER = ROOT / "benchmarks" / "recorded" / "ch15_vit_longer_h200.txt"
+GRAPHS = ROOT / "benchmarks" / "recorded" / "gpu_graphs_h200.txt"
 DTYPES = ("fp32", "fp16", "bf16")
 
 
@@ -133,6 +135,21 @@ def test_chapter_15_longer_runs_equal_the_study_run():
     assert constants["GPU_LONGER_H200"] == recorded
 
 
+def test_chapter_19_graph_ratios_equal_the_recorded_run():
+    recorded = {}
+    for line in GRAPHS.read_text().splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if line.startswith("| ") and len(cells) == 11 and cells[1] == "short":
+            key = (cells[0], int(cells[2]), cells[3])
+            recorded[key] = (float(cells[7]), float(cells[8]))
+    assert GRAPHS.read_text().startswith("device: NVIDIA H200; torch 2.11")
+    assert len(recorded) == 2 * 3 * 3  # two models, three precisions, batches 1-256
+    constants = chapter_constants("19_serving")["GPU_GRAPHS_RATIOS"]
+    assert constants
+    for key, ratios in constants.items():
+        assert ratios == recorded[key], key
+
+
 def test_every_gpu_constant_is_checked():
     # A GPU_ constant these tests do not know would be a number nobody checks.
     checked = {
@@ -144,7 +161,11 @@ def test_every_gpu_constant_is_checked():
             "GPU_SPEED_TRAINING",
             "GPU_SPEED_MATMUL_TFLOPS",
         },
-        "19_serving": {"GPU_SPEED_BATCH_1", "GPU_SPEED_BERT_BATCH_32_MS"},
+        "19_serving": {
+            "GPU_SPEED_BATCH_1",
+            "GPU_SPEED_BERT_BATCH_32_MS",
+            "GPU_GRAPHS_RATIOS",
+        },
     }
     for path in sorted((ROOT / "chapters").glob("*.ipynb")):
         assert set(chapter_constants(path.stem)) == checked.get(path.stem, set())
