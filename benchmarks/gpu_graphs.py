@@ -1,27 +1,25 @@
-"""What CUDA graphs would give encoderlib on a GPU: the encode path replayed.
+"""encoderlib's encode path replayed from CUDA graphs, against eager and Hugging Face.
 
 On a GPU, a batch of 32 short sentences is launch-bound: the H200's kernels for
 a MiniLM forward take less time than the host needs to launch its ~100 of them
-(benchmarks/recorded/operator_count_h200.txt), so encoderlib and Hugging Face
-spend their time in Python and the driver, not in arithmetic. A CUDA graph
-records the kernels of one call and replays them with a single launch, but it
-has two conditions: nothing in the call may wait for the GPU (encoderlib's
-forward with the mask on the device waits 0 times, `host_syncs.py`), and the
-shapes must repeat. This script meets the second by padding each batch to a
-bucket, (the row's batch size, a multiple of `--step` tokens), and capturing
-one graph per bucket: forward on the padded path, mean pooling, normalised
-vectors. It times that against encoderlib's eager encode path and Hugging
-Face's (`gpu_speed.py`'s rows, batches and timing), and prints the largest
-difference of the replayed vectors to Hugging Face's.
+(benchmarks/recorded/operator_count_h200.txt). A CUDA graph records the kernels
+of one call and replays them with a single launch, if nothing in the call waits
+for the GPU and the shapes repeat. `encoderlib.GraphedEncoder` (chapter 19)
+pads each batch to a bucket, (batch up to a power of two, length up to a
+multiple of `--step` tokens), and replays one graph per bucket. This script
+times its encode path (the replayed forward, mean pooling, normalised vectors
+to the host) against encoderlib's eager encode path and Hugging Face's, on
+`gpu_speed.py`'s rows, batches and timing, and prints the largest difference of
+the replayed vectors to Hugging Face's.
 
 Run from the repository root on a CUDA machine:
 
-    python benchmarks/gpu_graphs.py                  # MiniLM-L6 and BERT-base
-    python benchmarks/gpu_graphs.py --models ModernBERT-base --repeats 3
-    .venv/bin/python benchmarks/gpu_graphs.py --quick  # CPU: padding only, seconds
+    python benchmarks/gpu_graphs.py --repeats 3      # all three models
+    python benchmarks/gpu_graphs.py --models BERT-base
+    .venv/bin/python benchmarks/gpu_graphs.py --quick  # CPU smoke run, seconds
 
-Without CUDA (`--quick`), nothing is captured: the padded buckets run eagerly,
-which checks that padding to a bucket leaves the vectors as they were.
+Without CUDA (`--quick`), `GraphedEncoder` calls the encoder: the run checks
+that the script works and compares like with like; its times mean nothing.
 """
 
 from __future__ import annotations
@@ -30,7 +28,6 @@ import argparse
 import copy
 import sys
 import warnings
-from collections.abc import Callable
 from pathlib import Path
 
 import torch
@@ -51,84 +48,19 @@ from gpu_speed import (  # noqa: E402
 from host_syncs import encode_path, hugging_face_pair  # noqa: E402
 from minilm_speed import time_alternating  # noqa: E402
 
-from encoderlib import mean_pool  # noqa: E402
-
-Encode = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
+from encoderlib import GraphedEncoder, mean_pool  # noqa: E402
 
 
-def round_up(n: int, step: int) -> int:
-    """The smallest multiple of `step` that is at least `n` (and at least `step`)."""
-    return max(step, -(-n // step) * step)
-
-
-class GraphedEncode:
-    """`encode(ids, mask)` replayed from one CUDA graph per padded shape.
-
-    Each call pads its (b, n) batch to (`batch`, n rounded up to `step`) in
-    static buffers on the device, replays that shape's graph (capturing it on
-    first use) and returns the first b rows of the static output. All graphs
-    share one memory pool. Without CUDA it runs `encode` on the padded batch
-    instead, so that the padding itself can be checked on a CPU. `encode`
-    must not wait for the GPU, or the capture fails.
-    """
-
-    def __init__(self, encode: Encode, batch: int, step: int) -> None:
-        self.encode, self.batch, self.step = encode, batch, step
-        self.graphs: dict[tuple[int, int], tuple] = {}
-        self.pool = None
-
-    def __call__(self, ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        b, n = ids.shape
-        key = (max(b, self.batch), round_up(n, self.step))
-        if key not in self.graphs:
-            self.graphs[key] = self.capture(key, ids.device, mask.dtype)
-        graph, static_ids, static_mask, out = self.graphs[key]
-        static_ids.zero_()  # stale ids of a longer batch must not stay real
-        static_mask.zero_()
-        static_ids[:b, :n].copy_(ids)
-        static_mask[:b, :n].copy_(mask)
-        if graph is None:  # no CUDA: the padded batch, eagerly
-            return self.encode(static_ids, static_mask)[:b]
-        graph.replay()
-        return out[:b]
-
-    def capture(self, shape: tuple[int, int], device: torch.device, dtype) -> tuple:
-        """A graph of `encode` on zeroed (ids, mask) buffers of `shape`, or None."""
-        ids = torch.zeros(shape, dtype=torch.long, device=device)
-        mask = torch.zeros(shape, dtype=dtype, device=device)
-        if device.type != "cuda":
-            return None, ids, mask, None
-        mask[:, 0] = 1  # warm-up and capture on one real token per row
-        side = torch.cuda.Stream()
-        side.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(side):
-            for _ in range(2):  # lazy initialisation happens here, not in the graph
-                self.encode(ids, mask)
-        torch.cuda.current_stream().wait_stream(side)
-        graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph, pool=self.pool):
-            out = self.encode(ids, mask)
-        self.pool = graph.pool()
-        return graph, ids, mask, out
-
-
-def padded_encode(model: torch.nn.Module) -> Encode:
-    """encoderlib's encode path with the mask on the device: no host read at all."""
-
-    def encode(ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        return F.normalize(mean_pool(model(ids, mask), mask), dim=-1)
-
-    return encode
-
-
-def graphed_run(graphed: GraphedEncode, batches: list) -> Callable[[], list]:
-    """A run that encodes every batch of a row by replay, vectors to the host."""
-
-    def run() -> list[torch.Tensor]:
-        with torch.inference_mode():
-            return [graphed(ids, mask).cpu() for ids, mask, _ in batches]
-
-    return run
+def graphed_encode(
+    graphed: GraphedEncoder,
+    ids: torch.Tensor,
+    mask: torch.Tensor,
+    host_mask: torch.Tensor,
+) -> torch.Tensor:
+    """`host_syncs.encode_path` on a `GraphedEncoder`: the forward replayed (the
+    mask as the tokenizer made it), then mean pooling, vectors to the host."""
+    hidden = graphed(ids, host_mask)
+    return F.normalize(mean_pool(hidden, mask), dim=-1).cpu()
 
 
 def main() -> None:
@@ -137,7 +69,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="tiny shapes, CPU")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--step", type=int, default=16, help="length bucket size")
-    parser.add_argument("--models", default="MiniLM-L6,BERT-base")
+    parser.add_argument("--models", default=",".join(MODELS))
     args = parser.parse_args()
     args.compile = False  # for gpu_speed.header
     models = args.models.split(",")
@@ -151,7 +83,7 @@ def main() -> None:
         args.repeats = 1
     device = torch.device("cuda" if on_cuda else "cpu")
     header(device, args)
-    print(f"buckets: (the row's batch, a multiple of {args.step} tokens)")
+    print(f"buckets: (batch up to a power of two, a multiple of {args.step} tokens)")
     print()
     print(
         "| model | texts | batch | dtype | encoderlib ms | graphed ms | HF ms "
@@ -167,8 +99,8 @@ def main() -> None:
             theirs = copy.deepcopy(theirs32).to(device, dtype).eval()
             for row in rows_for(args.quick):
                 batches = make_batches(row, device)
-                graphed = GraphedEncode(padded_encode(ours), row.batch, args.step)
-                replay = graphed_run(graphed, batches)
+                graphed = GraphedEncoder(ours, args.step)
+                replay = over_batches(graphed_encode, graphed, batches)
                 runs = {
                     "ours": synced(over_batches(encode_path, ours, batches), on_cuda),
                     "graphed": synced(replay, on_cuda),

@@ -24,6 +24,7 @@ from . import (
     encoder,
     evaluation,
     formats,
+    graphs,
     heads,
     kernels,
     layers,
@@ -112,6 +113,7 @@ from .embeddings import (
 from .encoder import Encoder, EncoderOutput, bert_init
 from .evaluation import PREDICT_OUTPUTS, classification_metrics, evaluate, predict
 from .formats import HF_FORMATS, HFFormat, choose_format, hf_model_files
+from .graphs import GraphedEncoder
 from .heads import (
     HEAD_STYLES,
     ClassificationHead,
@@ -204,6 +206,7 @@ __all__ = [
     "encoder",
     "evaluation",
     "formats",
+    "graphs",
     "heads",
     "kernels",
     "layers",
@@ -292,6 +295,7 @@ __all__ = [
     "HF_FORMATS",
     "choose_format",
     "hf_model_files",
+    "GraphedEncoder",
     "HEAD_STYLES",
     "ClassificationHead",
     "register_holder",

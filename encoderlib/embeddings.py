@@ -546,10 +546,9 @@ class RotaryEmbedding(nn.Module):
         return self._turn(x, *self._cos_sin(x, positions))
 
     def _cos_sin(self, x: Tensor, positions: Tensor | None) -> tuple[Tensor, Tensor]:
-        # cos and signed sin at x's rows (n, d_head), in x's dtype and pair layout,
-        # kept for the layers sharing this module: keyed by the rows (the packed
-        # path's positions tensor, or n for 0 .. n - 1) and grad mode (angles made
-        # in inference mode never meet autograd). A compiler traces; it keeps nothing.
+        # cos and signed sin (n, d_head) at x's rows, in its dtype and pair layout,
+        # kept per rows (positions, or n) and grad mode for the layers sharing this
+        # module; not while a compiler traces or a CUDA graph captures (chapter 19).
         check_floating("x", x)
         if x.dim() < 2 or x.shape[-1] != self.d_head:
             raise ValueError(
@@ -560,7 +559,8 @@ class RotaryEmbedding(nn.Module):
         rows = x.shape[-2] if positions is None else positions
         state = (x.dtype, x.device, torch.is_grad_enabled())
         seen, seen_state, kept = self._kept
-        keep = not getattr(torch.compiler, "is_compiling", lambda: False)()
+        capturing = x.is_cuda and torch.cuda.is_current_stream_capturing()
+        keep = not capturing and not getattr(torch.compiler, "is_compiling", bool)()
         same = seen is rows or (type(seen) is type(rows) is int and seen == rows)
         if keep and same and seen_state == state:
             return kept

@@ -1,0 +1,144 @@
+"""`GraphedEncoder` (chapter 19): an encoder's forward replayed from CUDA graphs.
+
+A graph replays the padded path on a batch padded to a bucket, so two things
+must hold: padding to the bucket leaves the real tokens' states as they were
+(checked here on the CPU, on the padded path a GPU takes), and a replay gives
+the eager forward's result, also after other buckets were captured and after a
+longer batch left its values in the buffers (checked on a GPU; skipped
+without CUDA). Off the GPU, in training or with autograd on, the wrapper is the
+encoder itself.
+"""
+
+import pytest
+import torch
+
+from encoderlib import Encoder, EncoderConfig, GraphedEncoder
+from encoderlib.checks import count_host_reads
+
+CONFIGS = {
+    "post-norm, learned positions": EncoderConfig.tiny(norm_first=False, dropout=0.0),
+    "ModernBERT-like": EncoderConfig.tiny(
+        positional="rope",
+        activation="geglu",
+        bias=False,
+        window=4,
+        global_every=2,
+        n_layers=3,
+        dropout=0.0,
+    ),
+}
+needs_cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a GPU")
+
+
+def batch(lengths, seed=0, vocab=1000):
+    """Token ids and a bool mask for sentences of `lengths` real tokens."""
+    generator = torch.Generator().manual_seed(seed)
+    n = max(lengths)
+    ids = torch.randint(5, vocab, (len(lengths), n), generator=generator)
+    mask = torch.arange(n) < torch.tensor(lengths)[:, None]
+    return ids * mask, mask
+
+
+def model(name, device="cpu", dtype=torch.float32):
+    torch.manual_seed(0)
+    return Encoder(CONFIGS[name]).to(device, dtype).eval()
+
+
+def test_buckets_round_rows_to_powers_of_two_and_tokens_to_the_step():
+    graphed = GraphedEncoder(model("post-norm, learned positions"), step=8)
+    usable = graphed.config.max_len - graphed.config.position_offset
+    assert graphed.bucket(1, 1) == (1, 8)
+    assert graphed.bucket(3, 17) == (4, 24)
+    assert graphed.bucket(32, 16) == (32, 16)
+    assert graphed.bucket(33, 16) == (64, 16)
+    assert graphed.bucket(2, usable - 1) == (2, usable)  # never past the positions
+
+
+@pytest.mark.parametrize("name", CONFIGS)
+def test_off_the_gpu_it_is_the_encoder(name):
+    encoder = model(name)
+    graphed = GraphedEncoder(encoder)
+    ids, mask = batch((7, 3, 5))
+    with torch.inference_mode():
+        assert torch.equal(graphed(ids, mask), encoder(ids, mask))
+    assert not graphed.replays(ids) and graphed.graphs == {}
+
+
+@pytest.mark.parametrize("name", CONFIGS)
+def test_padding_to_the_bucket_leaves_the_real_tokens_as_they_were(name):
+    # What a replay computes, on the CPU: the padded path (the mask as on a GPU)
+    # on the batch padded to its bucket, cut back to the real rows and tokens.
+    encoder = model(name)
+    graphed = GraphedEncoder(encoder)
+    ids, mask = batch((11, 3, 6))
+    rows, cols = graphed.bucket(*ids.shape)
+    big_ids = torch.zeros(rows, cols, dtype=ids.dtype)
+    big_mask = torch.zeros(rows, cols, dtype=torch.bool)
+    big_ids[:3, :11], big_mask[:3, :11] = ids, mask
+    with torch.inference_mode(), count_host_reads(as_on_a_gpu=True):
+        whole = encoder(big_ids, big_mask)
+        plain = encoder(ids, mask)
+    torch.testing.assert_close(whole[:3, :11], plain, atol=1e-5, rtol=1e-5)
+    assert not whole[3:].any()  # rows of padding alone: zeros, not NaN
+
+
+@needs_cuda
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+@pytest.mark.parametrize("name", CONFIGS)
+def test_a_replay_gives_the_eager_forward(name, dtype):
+    encoder = model(name, "cuda", dtype)
+    graphed = GraphedEncoder(encoder)
+    batches = [batch((20, 13, 2)), batch((5, 4)), batch((9, 9, 9, 1), seed=1)]
+    tolerance = {"atol": 1e-5, "rtol": 1e-5}  # float32; bfloat16: its rounding
+    if dtype == torch.bfloat16:
+        tolerance = {"atol": 5e-2, "rtol": 5e-2}
+    with torch.inference_mode():
+        for _ in range(2):  # the second round replays graphs captured before
+            for ids, mask in batches:
+                ids_gpu, mask_gpu = ids.cuda(), mask.cuda()
+                replayed = graphed(ids_gpu, mask)  # the mask on the host
+                on_device = graphed(ids_gpu, mask_gpu)  # or on the GPU
+                eager = encoder(ids_gpu, mask)
+                torch.testing.assert_close(replayed, eager, **tolerance)
+                torch.testing.assert_close(on_device, eager, **tolerance)
+        shorter = batch((18, 3, 2), seed=2)  # the bucket the (20, 13, 2) batch filled
+        ids = shorter[0].cuda()
+        assert graphed.bucket(*ids.shape) == graphed.bucket(3, 20) == (4, 32)
+        torch.testing.assert_close(
+            graphed(ids, shorter[1]), encoder(ids, shorter[1]), **tolerance
+        )
+    assert len(graphed.graphs) == 3  # buckets (4, 32), (2, 16), (4, 16)
+
+
+@needs_cuda
+def test_replays_wait_for_nothing_and_moving_the_encoder_recaptures():
+    encoder = model("post-norm, learned positions", "cuda")
+    graphed = GraphedEncoder(encoder)
+    ids, mask = (t.cuda() for t in batch((6, 4)))
+    with torch.inference_mode():
+        graphed(ids, mask)  # capture
+        torch.cuda.set_sync_debug_mode("error")
+        try:
+            out = graphed(ids, mask)
+        finally:
+            torch.cuda.set_sync_debug_mode("default")
+        assert len(graphed.graphs) == 1
+        graphed.to(torch.bfloat16)
+        half = graphed(ids, mask)
+    assert half.dtype == torch.bfloat16 and len(graphed.graphs) == 1
+    torch.testing.assert_close(half.float(), out, atol=0.1, rtol=0.1)
+    with torch.no_grad():  # not inference mode: a plain tensor comes back
+        plain = graphed(ids, None)
+    assert not plain.is_inference() and plain.shape == (2, 6, 64)
+
+
+@needs_cuda
+def test_training_and_autograd_call_the_encoder():
+    graphed = GraphedEncoder(model("post-norm, learned positions", "cuda"))
+    ids, mask = (t.cuda() for t in batch((6, 4)))
+    out = graphed(ids, mask)  # autograd on
+    assert out.requires_grad and graphed.graphs == {}
+    graphed.train()
+    with torch.inference_mode():
+        graphed(ids, mask)
+    assert graphed.graphs == {}
