@@ -285,8 +285,7 @@ def fused_attention(
     return the weights, and gives a zero context, never NaN, to a query that
     may attend to no key: PyTorch's own zeros from version 2.5 on, before that
     (and for a boolean mask in half precision on a CUDA GPU) a guard of five
-    more operations. It reads no value on the host: a GPU
-    never waits.
+    more operations. It reads no value on the host: a GPU never waits.
     """
     if score_bias is not None and _SDPA_ZEROES_EMPTY_ROWS:
         # SDPA takes one float mask: the bias, with -inf where `mask` hides a key.

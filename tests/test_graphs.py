@@ -11,22 +11,11 @@ encoder itself.
 
 import pytest
 import torch
+from test_packing_gpu import CONFIGS  # post-norm BERT-like and ModernBERT-like
 
-from encoderlib import Encoder, EncoderConfig, GraphedEncoder
+from encoderlib import Encoder, GraphedEncoder
 from encoderlib.checks import count_host_reads
 
-CONFIGS = {
-    "post-norm, learned positions": EncoderConfig.tiny(norm_first=False, dropout=0.0),
-    "ModernBERT-like": EncoderConfig.tiny(
-        positional="rope",
-        activation="geglu",
-        bias=False,
-        window=4,
-        global_every=2,
-        n_layers=3,
-        dropout=0.0,
-    ),
-}
 needs_cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a GPU")
 
 
