@@ -7,20 +7,22 @@
 #   bash benchmarks/gpu_checks.sh checks OUT  # GPU tests, host syncs, studies 15 and 16
 #   bash benchmarks/gpu_checks.sh speed OUT   # gpu_speed.py: the full table (minutes)
 #   bash benchmarks/gpu_checks.sh speed OUT ModernBERT-base  # one model's rows
-#   bash benchmarks/gpu_checks.sh short OUT   # one call: tests, table, syncs, counts
+#   bash benchmarks/gpu_checks.sh short OUT   # one call: tests and the table
 #
 # `short` is for a machine lent for less than 15 minutes: the packed path's GPU
 # tests first (if they fail, the table is not worth its time), then gpu_speed.py
-# without the torch.compile column, the other GPU tests, host syncs and
-# operator_count.py on the GPU (float32 and bfloat16), under 10 minutes.
+# without the torch.compile column (eager and CUDA-graph paths against Hugging
+# Face), then the other GPU tests, under 10 minutes. Host syncs and operator counts
+# are recorded and do not change with the table: `checks` and operator_count.py.
 #
 # Each step prints to the terminal and to OUT/<step>.txt, under its own time limit,
 # so a step that hangs or fails leaves the others' results. Where each output goes:
 # gpu_speed.txt → benchmarks/recorded/gpu_speed_<gpu>.txt, the tables of
 # benchmarks/README.md and chapters 8, 18 and 19; host_syncs.txt →
-# benchmarks/recorded/host_syncs_<gpu>.txt; operator_count*.txt →
-# benchmarks/recorded/operator_count_<gpu>.txt; ch15_study.txt and ch16_study.txt → the
-# RECORDED_LONGER and flash-attention tables of chapters 15 and 16.
+# benchmarks/recorded/host_syncs_<gpu>.txt; ch15_study.txt and ch16_study.txt → the
+# RECORDED_LONGER and flash-attention tables of chapters 15 and 16. Operator counts
+# (benchmarks/recorded/operator_count_<gpu>.txt) come from
+# `python3 benchmarks/operator_count.py --device cuda [--dtype bfloat16] --top 16`.
 set -u
 usage="usage: bash benchmarks/gpu_checks.sh checks|speed|short OUT [MODELS]"
 part=${1:?$usage}
@@ -32,7 +34,7 @@ export PYTHONUNBUFFERED=1 PYTHONPATH=. TOKENIZERS_PARALLELISM=false
 # (expanded unquoted below, one argument per file).
 packing_tests=tests/test_packing_gpu.py
 other_tests="tests/test_gpu_sync.py tests/test_encode_options.py tests/test_families.py
-    tests/test_distributed.py tests/test_fused_attention.py"
+    tests/test_distributed.py tests/test_fused_attention.py tests/test_graphs.py"
 export HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 
 step() {  # step NAME SECONDS COMMAND...: run COMMAND for at most SECONDS
@@ -61,14 +63,10 @@ short)
     step machine 20 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv
     step pytest_packing_gpu 60 python3 -m pytest -q -p no:cacheprovider -k cuda \
         $packing_tests
-    step gpu_speed 290 python3 benchmarks/gpu_speed.py --repeats 3 --no-compile \
+    step gpu_speed 400 python3 benchmarks/gpu_speed.py --repeats 3 --no-compile \
         --models "$models"
     step pytest_gpu 110 python3 -m pytest -q -p no:cacheprovider -k "cuda or gpu" \
         $other_tests
-    step host_syncs 40 python3 benchmarks/host_syncs.py
-    step operator_count 40 python3 benchmarks/operator_count.py --device cuda
-    step operator_count_bf16 30 python3 benchmarks/operator_count.py --device cuda \
-        --dtype bfloat16
     ;;
 *)
     echo "$usage" >&2

@@ -10,7 +10,8 @@ multiple of `--step` tokens), and replays one graph per bucket. This script
 times its encode path (the replayed forward, mean pooling, normalised vectors
 to the host) against encoderlib's eager encode path and Hugging Face's, on
 `gpu_speed.py`'s rows, batches and timing, and prints the largest difference of
-the replayed vectors to Hugging Face's.
+the replayed vectors to Hugging Face's. `gpu_speed.py` has the same graphed
+column beside its others; this script adds `--step`, the size of the length buckets.
 
 Run from the repository root on a CUDA machine:
 
@@ -31,7 +32,6 @@ import warnings
 from pathlib import Path
 
 import torch
-import torch.nn.functional as F
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gpu_speed import (  # noqa: E402
@@ -48,19 +48,7 @@ from gpu_speed import (  # noqa: E402
 from host_syncs import encode_path, hugging_face_pair  # noqa: E402
 from minilm_speed import time_alternating  # noqa: E402
 
-from encoderlib import GraphedEncoder, mean_pool  # noqa: E402
-
-
-def graphed_encode(
-    graphed: GraphedEncoder,
-    ids: torch.Tensor,
-    mask: torch.Tensor,
-    host_mask: torch.Tensor,
-) -> torch.Tensor:
-    """`host_syncs.encode_path` on a `GraphedEncoder`: the forward replayed (the
-    mask as the tokenizer made it), then mean pooling, vectors to the host."""
-    hidden = graphed(ids, host_mask)
-    return F.normalize(mean_pool(hidden, mask), dim=-1).cpu()
+from encoderlib import GraphedEncoder  # noqa: E402
 
 
 def main() -> None:
@@ -100,7 +88,7 @@ def main() -> None:
             for row in rows_for(args.quick):
                 batches = make_batches(row, device)
                 graphed = GraphedEncoder(ours, args.step)
-                replay = over_batches(graphed_encode, graphed, batches)
+                replay = over_batches(encode_path, graphed, batches)
                 runs = {
                     "ours": synced(over_batches(encode_path, ours, batches), on_cuda),
                     "graphed": synced(replay, on_cuda),

@@ -424,7 +424,7 @@ def gpu_speed_output():
     rows = [
         line.split("|")
         for line in buffer.getvalue().splitlines()
-        if line.startswith("| ") and line.count("|") == 14
+        if line.startswith("| ") and line.count("|") == 17
     ]
     return gpu_speed, buffer.getvalue(), rows[1:]  # without the header row
 
@@ -438,7 +438,8 @@ def test_gpu_speed_quick_run_prints_a_full_table(gpu_speed_output):
         for row in gpu_speed.rows_for(quick=True)
     ]
     assert seen == expected
-    assert all(float(cells[8]) > 0 and float(cells[10]) > 0 for cells in rows)
+    assert all(float(cells[9]) > 0 and float(cells[10]) > 0 for cells in rows)
+    assert all(float(cells[12]) > 0 and cells[15].strip() == "0" for cells in rows)
     assert "device: CPU" in out and "transformers" in out and "TFLOP/s" in out
     training = [line for line in out.splitlines() if line.count("|") == 5]
     assert [line.split("|")[1].strip() for line in training[2:]] == list(
@@ -450,7 +451,26 @@ def test_gpu_speed_quick_run_prints_a_full_table(gpu_speed_output):
 def test_gpu_speed_fp32_vectors_equal_hugging_face(gpu_speed_output):
     _, _, rows = gpu_speed_output
     fp32 = [cells for cells in rows if cells[4].strip() == "fp32"]
-    assert fp32 and all(float(cells[13]) < 1e-5 for cells in fp32)
+    assert fp32 and all(float(cells[16]) < 1e-5 for cells in fp32)
+
+
+def test_gpu_speed_counts_the_rows_inside_the_goals(gpu_speed_output):
+    gpu_speed, out, _ = gpu_speed_output
+    assert "- fp32 vectors within 1e-5 of Hugging Face's: 12/12" in out
+    f32, f16 = torch.float32, torch.float16
+    results = [
+        (1, f32, 0.9, 0.3, 0.0),  # batch 1: eager and graphed inside 1.0
+        (32, f16, 0.85, 0.2, 1e-3),  # graphed only
+        (256, f32, 0.79, 1.1, 2e-5),  # eager only; fp32 too far from HF
+        (256, f16, 0.9, 0.81, 0.0),  # neither
+    ]
+    assert gpu_speed.goal_lines(results, [0.84, 0.95]) == [
+        "Inside the goals (rows that meet it / rows):",
+        "- batches above 1 (32, 256), ratio <= 0.8: eager 1/3, graphed 1/3, either 2/3",
+        "- batch 1, ratio <= 1.0: eager 1/1, graphed 1/1, either 1/1",
+        "- training step, ratio <= 0.9: 1/2",
+        "- fp32 vectors within 1e-5 of Hugging Face's: 1/2",
+    ]
 
 
 def test_gpu_speed_batches_are_fixed_sorted_and_in_bounds():

@@ -27,14 +27,17 @@ DTYPES = ("fp32", "fp16", "bf16")
 def recorded_rows() -> tuple[dict, dict]:
     """Inference rows {(model, texts, batch, dtype): (ours ms, HF ms, ratio)} and
     training rows {model: (ours ms, HF ms, ratio)} of the recorded output."""
-    inference, training = {}, {}
+    inference, training, columns = {}, {}, {}
     for line in RECORDED.read_text().splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if not line.startswith("| ") or cells[0] == "model":
+        if not line.startswith("| "):
             continue
-        if len(cells) == 13:
+        if cells[0] == "model":  # by name: gpu_speed.py has added columns
+            columns = {name: i for i, name in enumerate(cells)}
+        elif "tokens" in columns and len(cells) == len(columns):
             key = (cells[0], cells[1], int(cells[2]), cells[3])
-            inference[key] = (float(cells[5]), float(cells[6]), float(cells[7]))
+            names = ("encoderlib ms", "HF ms", "ratio")
+            inference[key] = tuple(float(cells[columns[n]]) for n in names)
         elif len(cells) == 4:
             training[cells[0]] = tuple(float(c) for c in cells[1:])
     return inference, training
