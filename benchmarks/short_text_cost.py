@@ -9,7 +9,9 @@ overhead can go below; the same products with prepacked weights
 (`encoderlib.prepacked`, oneDNN's blocked layout made once) are the floor of
 `prepack_for_cpu`'s copy, timed whole beside it, and so are `encode` and the
 products on `F.linear`'s own kernel, where `encoderlib.kernels` chose oneDNN's
-for this CPU. Beside them, ONNX Runtime on
+for this CPU. How close the products themselves come to what the CPU can do is
+the last line: their FLOP/s beside those of one large product of the same
+width, prepacked, on the same threads. Beside them, ONNX Runtime on
 Hugging Face's export (fp32 and its dynamic int8 quantization) and
 encoderlib's int8, as `minilm_speed.py` builds them.
 
@@ -103,6 +105,23 @@ def parts(model, texts: list[str], batch_size: int = 32) -> dict[str, Callable]:
     }
 
 
+def product_flops(config, tokens: int) -> int:
+    """FLOPs of the four linear products of every layer on `tokens` real tokens:
+    2 · d · (3d + d + d_ff + d_ff) per token and layer."""
+    d, d_ff = config.d_model, config.d_ff
+    return config.n_layers * 2 * tokens * d * (4 * d + 2 * d_ff)
+
+
+def large_product_rate(d: int, d_ff: int, repeats: int) -> float:
+    """FLOP/s of one large product, (4096, d) @ (d_ff, d)ᵀ, prepacked: the rate
+    the CPU reaches on MiniLM's widest map when the work is big enough to hide
+    every per-call cost; the fastest of `repeats` + 2 calls, in CPU time."""
+    x, weight = torch.randn(4096, d), PrepackedWeight(torch.randn(d_ff, d))
+    with torch.inference_mode():
+        best = min(cpu_ms(lambda: F.linear(x, weight)) for _ in range(repeats + 2))
+    return 2 * 4096 * d * d_ff / (best / 1000)
+
+
 def main() -> None:
     """Time the parts and the whole calls; print one table per kind of text."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -165,6 +184,18 @@ def main() -> None:
             f"| encoderlib int8 / ORT int8 | {ms['encoderlib int8']:.0f} / "
             f"{ms['ORT int8']:.0f} | | {ms['encoderlib int8'] / ms['ORT int8']:.2f} "
             "(int8 to int8) |"
+        )
+        config = ours.model.config
+        d, d_ff = config.d_model, config.d_ff
+        flops = product_flops(config, tokens)
+        plain, packed = (
+            flops / (ms[k] / 1000) for k in ("products", "products prepacked")
+        )
+        large = large_product_rate(d, d_ff, repeats)
+        print(
+            f"the linear products: {plain / 1e9:.1f} GFLOP/s ({plain / large:.0%}), "
+            f"prepacked {packed / 1e9:.1f} GFLOP/s ({packed / large:.0%}) of one "
+            f"large product's {large / 1e9:.1f} (4096 x {d} -> {d_ff}, prepacked)"
         )
 
 

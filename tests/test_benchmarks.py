@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from torch.utils.flop_counter import FlopCounterMode
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -521,6 +522,11 @@ def test_short_text_cost_parts_run_on_the_batches_encode_makes():
     for call in calls.values():
         call()
     assert short_text_cost.cpu_ms(calls["tokenize"]) >= 0
+    tokens = sum(len(model.tokenizer.encode(t, max_length=256)) for t in texts)
+    with FlopCounterMode(display=False) as counter:
+        calls["products"]()  # what the FLOP/s line divides by its time
+    counted = counter.get_total_flops()
+    assert short_text_cost.product_flops(model.model.config, tokens) == counted
     description = short_text_cost.minilm_speed.cpu_description()
     assert "torch kernels:" in description and "linear: " in description
 
