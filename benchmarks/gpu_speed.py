@@ -352,8 +352,11 @@ def goal_lines(results: list[tuple], training: list[float]) -> list[str]:
     inference row, `training` the training steps' ratios.
     """
     lines = ["Inside the goals (rows that meet it / rows):"]
-    for label, goal in (("batches above 1 (32, 256)", 0.8), ("batch 1", 1.0)):
-        rows = [r for r in results if (r[0] == 1) == (label == "batch 1")]
+    for label, goal, single in (
+        ("batches above 1 (32, 256)", 0.8, False),
+        ("batch 1", 1.0, True),
+    ):
+        rows = [r for r in results if (r[0] == 1) == single]
         eager = sum(r[2] <= goal for r in rows)
         graphed = sum(r[3] <= goal for r in rows)
         either = sum(min(r[2], r[3]) <= goal for r in rows)

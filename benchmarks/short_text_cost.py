@@ -186,11 +186,11 @@ def main() -> None:
             "(int8 to int8) |"
         )
         config = ours.model.config
-        d, d_ff = config.d_model, config.d_ff
         flops = product_flops(config, tokens)
         plain, packed = (
             flops / (ms[k] / 1000) for k in ("products", "products prepacked")
         )
+        d, d_ff = config.d_model, config.d_ff
         large = large_product_rate(d, d_ff, repeats)
         print(
             f"the linear products: {plain / 1e9:.1f} GFLOP/s ({plain / large:.0%}), "
