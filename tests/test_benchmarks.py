@@ -388,7 +388,10 @@ def test_operator_count_host_time_adds_three_columns(capsys, monkeypatch):
     for row in rows[1:]:
         ours, theirs, ratio = map(float, row[5:])
         assert ours > 0 and theirs > 0
-        assert ratio == pytest.approx(ours / theirs, abs=0.006)
+        # All three are printed to 2 decimals; at the quick run's fractions of a
+        # millisecond the printed times' own rounding moves their ratio by more.
+        rounding = 0.005 * (1 + ratio) / (theirs - 0.005) + 0.005
+        assert abs(ratio - ours / theirs) <= rounding
     monkeypatch.setattr(
         sys, "argv", ["operator_count.py", "--device", "cuda", "--host-time"]
     )
