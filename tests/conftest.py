@@ -6,6 +6,8 @@
 - Every test runs offline, as CI does: Hugging Face's hub and datasets libraries
   are told never to reach the network (`make test` sets the same variables), so
   nothing can hang on a download.
+- `@pytest.mark.cuda` marks a test that needs a CUDA GPU: skipped without one,
+  and what `benchmarks/gpu_checks.sh` selects (`-m cuda`) on a GPU machine.
 - `tiny_config` and `tiny_encoder` build the small BERT-shaped encoder that most
   tests need, seeded, in eval mode; a test that needs other sizes passes
   overrides: `tiny_config(n_layers=1)`.
@@ -28,6 +30,23 @@ sys.path.insert(0, str(ROOT))  # studies/ imports as a package
 OFFLINE = ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE")
 for variable in OFFLINE:  # before any test module imports datasets or transformers
     os.environ.setdefault(variable, "1")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Register the `cuda` marker (the suite runs with --strict-markers)."""
+    config.addinivalue_line(
+        "markers", "cuda: needs a CUDA GPU; skipped without one (gpu_checks.sh -m cuda)"
+    )
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Skip the tests marked `cuda` on a machine without a CUDA GPU."""
+    if torch.cuda.is_available():
+        return
+    skip = pytest.mark.skip(reason="needs a CUDA GPU")
+    for item in items:
+        if item.get_closest_marker("cuda") is not None:
+            item.add_marker(skip)
 
 
 @pytest.fixture

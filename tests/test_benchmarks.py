@@ -414,6 +414,27 @@ def test_gpu_checks_script_parses_and_names_files_that_exist():
         assert (ROOT / (module.replace(".", "/") + ".py")).is_file(), module
 
 
+def test_gpu_checks_run_every_test_marked_cuda():
+    # A GPU machine is lent for minutes: a CUDA test that gpu_checks.sh does not
+    # select goes unrun. Its pytest calls select by the one marker, and every test
+    # file that uses the marker is named in the script; no test skips itself
+    # without CUDA another way, which `-m cuda` would not see.
+    text = (ROOT / "benchmarks" / "gpu_checks.sh").read_text(encoding="utf-8")
+    calls = [line for line in text.splitlines() if "python3 -m pytest" in line]
+    assert calls and all("-m cuda" in line and " -k " not in line for line in calls)
+    marked = []
+    for path in sorted((ROOT / "tests").glob("test_*.py")):
+        source = path.read_text(encoding="utf-8")
+        assert not re.search(r"skipif\(\s*not torch\.cuda\.is_available", source), (
+            f"{path.name}: mark CUDA tests @pytest.mark.cuda (tests/conftest.py skips "
+            "them without a GPU)"
+        )
+        if "pytest.mark.cuda" in source:
+            marked.append(path.name)
+            assert f"tests/{path.name}" in text, f"gpu_checks.sh never runs {path.name}"
+    assert len(marked) >= 8  # the packed path, syncs, graphs, families, ...
+
+
 @pytest.fixture(scope="module")
 def gpu_speed_output():
     gpu_speed = load_script("gpu_speed")

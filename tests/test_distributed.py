@@ -298,7 +298,7 @@ def test_grad_scaler_skips_overflowing_steps_and_halves_its_scale():
     assert all(torch.equal(a, b) for a, b in zip(before, after, strict=True))
 
 
-@pytest.mark.skipif(not torch.cuda.is_available(), reason="fp16 training needs CUDA")
+@pytest.mark.cuda
 def test_train_runs_in_fp16_with_a_scaler_on_cuda():
     model = nn.Sequential(nn.Linear(8, 8), nn.GELU(), nn.Linear(8, 1)).cuda()
     x = torch.randn(64, 8)

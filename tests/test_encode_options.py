@@ -111,7 +111,7 @@ def test_modes_are_restored():
     assert all(module.training for module in ours.model.modules())
 
 
-@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+@pytest.mark.cuda
 @pytest.mark.parametrize("precision", ["float16", "bfloat16"])
 def test_half_precision_on_a_gpu(precision):
     ours = sentence_encoder()

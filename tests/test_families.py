@@ -289,7 +289,7 @@ def test_offsets_and_projections_never_wait_on_a_gpu(name, padded):
     assert len(waits) <= (1 if padded else 0), waits
 
 
-@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a GPU")
+@pytest.mark.cuda
 @pytest.mark.parametrize("name", ["roberta", "electra-projected"])
 def test_offsets_and_projections_never_sync_on_cuda(name):
     ours = Encoder(config_from_pretrained(FAMILIES[name][1]())).eval().cuda()

@@ -12,7 +12,7 @@ import torch
 from encoderlib import attention
 from encoderlib.attention import scaled_dot_product_attention
 
-DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
+DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.cuda)]
 
 
 @pytest.mark.parametrize("device", DEVICES)

@@ -133,16 +133,13 @@ def test_a_padded_mean_pool_classifier_waits_no_more_than_its_encoder(as_on_a_gp
     assert len(waits) <= min(len(encoder_waits), 1), f"classifier waits: {waits}"
 
 
-requires_cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
-
-
-@requires_cuda
+@pytest.mark.cuda
 @pytest.mark.parametrize("name", list(CONFIGS))
 def test_forward_without_padding_never_syncs_on_cuda(name):
     forward_waits(CONFIGS[name], torch.device("cuda"), padded=False)
 
 
-@requires_cuda
+@pytest.mark.cuda
 @pytest.mark.parametrize("name", list(CONFIGS))
 def test_padded_forward_syncs_at_most_once_on_cuda(name):
     def counter():
@@ -153,7 +150,7 @@ def test_padded_forward_syncs_at_most_once_on_cuda(name):
     assert len(cuda) <= 1, f"{name} padded forward synchronised: {waits}"
 
 
-@requires_cuda
+@pytest.mark.cuda
 def test_a_training_step_syncs_at_most_twice_on_cuda():
     def counter():
         return count_host_reads(as_on_a_gpu=False)
@@ -205,7 +202,7 @@ def test_encode_waits_only_in_the_forward_of_padded_batches(batch_size, as_on_a_
     assert len(waits) <= budget, f"encode would wait {waits}, budget {budget}"
 
 
-@requires_cuda
+@pytest.mark.cuda
 @pytest.mark.parametrize("batch_size", [1, 2, 4])
 def test_encode_syncs_only_in_padded_forwards_on_cuda(batch_size):
     encoder = sentence_encoder(torch.device("cuda"))

@@ -16,8 +16,6 @@ from test_packing_gpu import CONFIGS  # post-norm BERT-like and ModernBERT-like
 from encoderlib import Encoder, GraphedEncoder
 from encoderlib.checks import count_host_reads
 
-needs_cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a GPU")
-
 
 def batch(lengths, seed=0, vocab=1000):
     """Token ids and a bool mask for sentences of `lengths` real tokens."""
@@ -71,7 +69,7 @@ def test_padding_to_the_bucket_leaves_the_real_tokens_as_they_were(name):
     assert not whole[3:].any()  # rows of padding alone: zeros, not NaN
 
 
-@needs_cuda
+@pytest.mark.cuda
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
 @pytest.mark.parametrize("name", CONFIGS)
 def test_a_replay_gives_the_eager_forward(name, dtype):
@@ -99,7 +97,7 @@ def test_a_replay_gives_the_eager_forward(name, dtype):
     assert len(graphed.graphs) == 3  # buckets (4, 32), (2, 16), (4, 16)
 
 
-@needs_cuda
+@pytest.mark.cuda
 def test_replays_wait_for_nothing_and_moving_the_encoder_recaptures():
     encoder = model("post-norm, learned positions", "cuda")
     graphed = GraphedEncoder(encoder)
@@ -121,7 +119,7 @@ def test_replays_wait_for_nothing_and_moving_the_encoder_recaptures():
     assert not plain.is_inference() and plain.shape == (2, 6, 64)
 
 
-@needs_cuda
+@pytest.mark.cuda
 def test_training_and_autograd_call_the_encoder():
     graphed = GraphedEncoder(model("post-norm, learned positions", "cuda"))
     ids, mask = (t.cuda() for t in batch((6, 4)))

@@ -29,7 +29,6 @@ CONFIGS = {
         dropout=0.0,
     ),
 }
-needs_cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a GPU")
 
 
 def padded_batch(lengths=(23, 17, 9, 9, 1), seed=0):
@@ -81,7 +80,7 @@ def test_packed_equals_padded_on_the_cpu(name):
     torch.testing.assert_close(packed, padded, atol=1e-5, rtol=1e-5)
 
 
-@needs_cuda
+@pytest.mark.cuda
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
 @pytest.mark.parametrize("name", CONFIGS)
 @pytest.mark.parametrize(
@@ -106,7 +105,7 @@ def test_varlen_path_equals_padded_path_on_cuda(name, dtype, lengths):
     )
 
 
-@needs_cuda
+@pytest.mark.cuda
 @pytest.mark.parametrize("name", CONFIGS)
 def test_varlen_path_trains_like_the_padded_path(name):
     torch.manual_seed(0)

@@ -438,7 +438,7 @@ def test_result_on_the_models_device(ours):
     assert out.device == next(ours.model.parameters()).device
 
 
-@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a GPU")
+@pytest.mark.cuda
 def test_result_on_gpu(ours, embeddings):
     gpu = SentenceEncoder(ours.tokenizer, Encoder(ours.model.config), 256)
     gpu.model.load_state_dict(ours.model.state_dict())
