@@ -185,6 +185,17 @@ class Linear(nn.Linear):
             layer(torch.randn(5, 384))  # (5, 1536)
     """
 
+    def __init__(
+        self,
+        in_features: int,
+        out_features: int,
+        bias: bool = True,
+        device: torch.device | str | None = None,
+        dtype: torch.dtype | None = None,
+    ) -> None:
+        """The layer `nn.Linear(in_features, out_features, bias, device, dtype)` is."""
+        super().__init__(in_features, out_features, bias, device, dtype)
+
     def forward(self, x: Tensor) -> Tensor:
         """`linear(x, self.weight, self.bias)`, without `linear`'s checks."""
         return _product(x, self.weight, self.bias)
