@@ -113,7 +113,7 @@ from .embeddings import (
 from .encoder import Encoder, EncoderOutput, bert_init
 from .evaluation import PREDICT_OUTPUTS, classification_metrics, evaluate, predict
 from .formats import HF_FORMATS, HFFormat, choose_format, hf_model_files
-from .graphs import GraphedEncoder
+from .graphs import GraphedEncoder, GraphedSentenceEncoder
 from .heads import (
     HEAD_STYLES,
     ClassificationHead,
@@ -296,6 +296,7 @@ __all__ = [
     "choose_format",
     "hf_model_files",
     "GraphedEncoder",
+    "GraphedSentenceEncoder",
     "HEAD_STYLES",
     "ClassificationHead",
     "register_holder",

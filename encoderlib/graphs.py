@@ -6,7 +6,7 @@
 - 19. Serving (chapters/19_serving.ipynb)
 """
 
-__all__ = ["GraphedEncoder"]
+__all__ = ["GraphedEncoder", "GraphedSentenceEncoder"]
 
 import torch
 from torch import Tensor, nn
@@ -19,6 +19,7 @@ from encoderlib.checks import (
     fail_type,
 )
 from encoderlib.encoder import Encoder
+from encoderlib.sentence import SentenceEncoder
 
 
 class GraphedEncoder(nn.Module):
@@ -152,3 +153,45 @@ class GraphedEncoder(nn.Module):
     def extra_repr(self) -> str:
         """What print(graphed) shows besides the encoder: the step, the graphs."""
         return f"step={self.step}, graphs={len(self.graphs)}"
+
+
+class GraphedSentenceEncoder(SentenceEncoder):
+    """A `SentenceEncoder` whose `encode` replays each batch from CUDA graphs.
+
+    It shares `encoder`'s tokenizer, `Encoder` (not copied), `max_length`,
+    pooling and normalisation, and its `encode`; only `run_model`, the forward
+    of each batch, goes through `self.graphed`, a `GraphedEncoder(encoder.model,
+    step)`. So on a CUDA GPU, with the model in its own dtype (`precision=
+    "float32"`, the default; convert the model, as `model.half()`, for 16-bit
+    graphs), every batch replays a graph of its bucket; under autocast, in
+    training and on the CPU the encoder runs as in `SentenceEncoder`, to the same
+    vectors. Graphs pay for small batches (a server answering requests one at a
+    time), not for large float32 ones (chapter 19's table). `self.graphed` is no
+    submodule: the weights appear once in `state_dict()`, and `save_pretrained`
+    writes the folder `encoder` writes. Raises TypeError for an `encoder` that is
+    not a `SentenceEncoder`, and `GraphedEncoder`'s errors for a bad `step`.
+
+    Example::
+
+        fast = GraphedSentenceEncoder(load_minilm().to("cuda"))
+        fast.encode(["A cat sat."])  # the first batch of a bucket captures its graph
+    """
+
+    def __init__(self, encoder: SentenceEncoder, step: int = 16) -> None:
+        """Share `encoder`'s parts and settings; pad lengths to multiples of `step`."""
+        if not isinstance(encoder, SentenceEncoder):
+            raise fail_type("encoder", "an encoderlib SentenceEncoder", encoder)
+        super().__init__(
+            encoder.tokenizer,
+            encoder.model,
+            encoder.max_length,
+            encoder.pooling,
+            encoder.normalize,
+        )
+        # Not through nn.Module's __setattr__, which would register the wrapper as
+        # a submodule: its encoder is self.model, whose weights are listed once.
+        object.__setattr__(self, "graphed", GraphedEncoder(self.model, step))
+
+    def run_model(self, input_ids: Tensor, attention_mask: Tensor | None) -> Tensor:
+        """One batch of `encode`, replayed wherever `GraphedEncoder` replays."""
+        return self.graphed(input_ids, attention_mask)

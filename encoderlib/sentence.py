@@ -244,7 +244,7 @@ class SentenceEncoder(nn.Module):
                     # tokens are real there (chapter 8), and no GPU waits.
                     host_mask = batch["attention_mask"]
                     with autocast:
-                        h = self.model(
+                        h = self.run_model(
                             _async_to_device(batch["input_ids"], device),
                             host_mask if padded or device.type != "cpu" else None,
                         )
@@ -270,6 +270,18 @@ class SentenceEncoder(nn.Module):
     def forward(self, sentences: Sequence[str]) -> Tensor:
         """The same as `encode(sentences)` with its defaults."""
         return self.encode(sentences)
+
+    def run_model(self, input_ids: Tensor, attention_mask: Tensor | None) -> Tensor:
+        """One batch of `encode` through the encoder: its last hidden state (b, n, d).
+
+        `encode` calls it once per batch, in eval mode, under
+        `torch.inference_mode` (and autocast for a 16-bit `precision`), with the
+        ids on the model's device and the mask still on the CPU, or None for a
+        CPU batch without padding. It is `self.model(input_ids, attention_mask)`;
+        a subclass may run the batch another way (chapter 19's
+        `GraphedSentenceEncoder` replays it from CUDA graphs).
+        """
+        return self.model(input_ids, attention_mask)
 
     def save_pretrained(
         self, path: str | Path, *, normalize: bool | None = None

@@ -1,6 +1,6 @@
-"""Bad input to encoderlib.graphs (chapter 19): `GraphedEncoder`.
+"""Bad input to encoderlib.graphs (chapter 19): its two wrappers of an encoder.
 
-Its constructor gets a non-encoder and steps that are not ints >= 1, and must
+Their constructors get a non-encoder and steps that are not ints >= 1, and must
 raise a TypeError or ValueError whose message names what was expected and what
 was received. Its forward hands every batch it does not replay to the encoder,
 whose checks answer (tests/test_bad_input_encoder.py); a bad mask is refused
@@ -10,10 +10,14 @@ by the same check before a replay.
 import torch
 from bad_input import sweep
 
-from encoderlib import Encoder, EncoderConfig
-from encoderlib.graphs import GraphedEncoder
+from encoderlib import Encoder, EncoderConfig, SentenceEncoder
+from encoderlib.graphs import GraphedEncoder, GraphedSentenceEncoder
+from encoderlib.tokenization import WordPieceTokenizer
 
 ENCODER = Encoder(EncoderConfig.tiny())
+SENTENCE_ENCODER = SentenceEncoder(
+    WordPieceTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "a"]), ENCODER
+)
 
 CASES = {
     "ch19 GraphedEncoder(a str)": (
@@ -37,6 +41,16 @@ CASES = {
         ),
         ValueError,
         r"expected attention_mask of shape \(b, n\) = \(2, 3\)",
+    ),
+    "ch19 GraphedSentenceEncoder(an Encoder)": (
+        lambda: GraphedSentenceEncoder(ENCODER),
+        TypeError,
+        r"expected encoder as an encoderlib SentenceEncoder, got Encoder",
+    ),
+    "ch19 GraphedSentenceEncoder(step=0)": (
+        lambda: GraphedSentenceEncoder(SENTENCE_ENCODER, step=0),
+        ValueError,
+        r"expected step as a positive int, got 0",
     ),
 }
 

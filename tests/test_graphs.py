@@ -6,15 +6,24 @@ must hold: padding to the bucket leaves the real tokens' states as they were
 the eager forward's result, also after other buckets were captured and after a
 longer batch left its values in the buffers (checked on a GPU; skipped
 without CUDA). Off the GPU, in training or with autograd on, the wrapper is the
-encoder itself.
+encoder itself. `GraphedSentenceEncoder` is `SentenceEncoder.encode` with each
+batch's forward through a `GraphedEncoder`: on the CPU the same vectors bit for
+bit, the weights listed once and the same folder saved; on a GPU the vectors of
+the eager `encode`, replayed, with no more waits.
 """
 
 import pytest
 import torch
 from test_packing_gpu import CONFIGS  # post-norm BERT-like and ModernBERT-like
+from tiny_bert import TINY_BERT, TINY_VOCAB
 
-from encoderlib import Encoder, GraphedEncoder
+from encoderlib import Encoder, GraphedEncoder, GraphedSentenceEncoder
 from encoderlib.checks import count_host_reads
+from encoderlib.converters import config_from_bert
+from encoderlib.sentence import SentenceEncoder, load_minilm
+from encoderlib.tokenization import WordPieceTokenizer
+
+TEXTS = ["the cat sat on the mat.", "a dog ran", "x", "the the the cat sat, zzz", ""]
 
 
 def batch(lengths, seed=0, vocab=1000):
@@ -129,3 +138,72 @@ def test_training_and_autograd_call_the_encoder():
     with torch.inference_mode():
         graphed(ids, mask)
     assert graphed.graphs == {}
+
+
+def sentence_encoder(device="cpu"):
+    """A small random BERT-shaped `SentenceEncoder` on `device`."""
+    torch.manual_seed(0)
+    model = Encoder(config_from_bert(TINY_BERT)).to(device).eval()
+    return SentenceEncoder(WordPieceTokenizer(TINY_VOCAB), model, max_length=64)
+
+
+def test_graphed_encode_off_the_gpu_is_encode(tmp_path):
+    plain = sentence_encoder()
+    plain.pooling, plain.normalize = "max", False  # settings are carried over
+    fast = GraphedSentenceEncoder(plain, step=8)
+    assert fast.model is plain.model and fast.graphed.encoder is plain.model
+    assert (fast.pooling, fast.normalize, fast.max_length) == ("max", False, 64)
+    for batch_size in (1, 2, 32):
+        expected = plain.encode(TEXTS, batch_size=batch_size)
+        assert torch.equal(fast.encode(TEXTS, batch_size=batch_size), expected)
+    assert fast.graphed.graphs == {} and fast.graphed.step == 8
+    # The wrapper is no submodule: each weight once, the same folder saved.
+    assert fast.state_dict().keys() == plain.state_dict().keys()
+    assert len(list(fast.parameters())) == len(list(plain.parameters()))
+    assert "graphed" not in dict(fast.named_children())
+    back = load_minilm(fast.save_pretrained(tmp_path / "fast"))
+    assert torch.equal(back.encode(TEXTS), plain.encode(TEXTS))
+
+
+def test_encode_runs_every_batch_through_run_model():
+    calls = []
+
+    class Counting(SentenceEncoder):
+        def run_model(self, input_ids, attention_mask):
+            calls.append(tuple(input_ids.shape))
+            return super().run_model(input_ids, attention_mask)
+
+    plain = sentence_encoder()
+    counting = Counting(plain.tokenizer, plain.model, max_length=64)
+    assert torch.equal(counting.encode(TEXTS, batch_size=2), plain.encode(TEXTS, 2))
+    assert len(calls) == 3 and [b for b, _ in calls] == [2, 2, 1]
+
+
+@pytest.mark.cuda
+def test_graphed_encode_on_cuda_gives_the_eager_vectors_and_waits_no_more():
+    plain = sentence_encoder("cuda")
+    fast = GraphedSentenceEncoder(plain)
+    for batch_size in (1, 3):
+        eager = plain.encode(TEXTS, batch_size=batch_size)
+        replayed = fast.encode(TEXTS, batch_size=batch_size)  # captures
+        again = fast.encode(TEXTS, batch_size=batch_size)  # replays
+        torch.testing.assert_close(replayed, eager, atol=1e-5, rtol=1e-5)
+        torch.testing.assert_close(again, eager, atol=1e-5, rtol=1e-5)
+    assert fast.graphed.graphs  # it replayed, not only fell back
+    waits = {}
+    for name, encoder in (("eager", plain), ("graphed", fast)):
+        with count_host_reads(as_on_a_gpu=False) as reads:
+            encoder.encode(TEXTS, batch_size=2).cpu()
+        waits[name] = [r for r in reads if r.startswith("CUDA")]
+    assert len(waits["graphed"]) <= len(waits["eager"]), waits
+    # Autocast is not replayed: the eager forward under it, the same vectors.
+    captured = len(fast.graphed.graphs)
+    torch.testing.assert_close(
+        fast.encode(TEXTS, precision="bfloat16"),
+        plain.encode(TEXTS, precision="bfloat16"),
+    )
+    assert len(fast.graphed.graphs) == captured
+    plain.model.to(torch.bfloat16)  # a 16-bit model: graphs in bf16, captured anew
+    half = fast.encode(TEXTS, batch_size=3)
+    assert half.dtype == torch.float32 and len(fast.graphed.graphs) >= 1
+    assert (half - eager).abs().max() < 0.05
