@@ -193,7 +193,7 @@ class Linear(nn.Linear):
         device: torch.device | str | None = None,
         dtype: torch.dtype | None = None,
     ) -> None:
-        """The layer `nn.Linear(in_features, out_features, bias, device, dtype)` is."""
+        """The same as `nn.Linear(in_features, out_features, bias, device, dtype)`."""
         super().__init__(in_features, out_features, bias, device, dtype)
 
     def forward(self, x: Tensor) -> Tensor:

@@ -2,9 +2,9 @@
 
 Their constructors get a non-encoder and steps that are not ints >= 1, and must
 raise a TypeError or ValueError whose message names what was expected and what
-was received. Its forward hands every batch it does not replay to the encoder,
-whose checks answer (tests/test_bad_input_encoder.py); a bad mask is refused
-by the same check before a replay.
+was received. GraphedEncoder's forward hands every batch it does not replay to
+the encoder, whose checks answer (tests/test_bad_input_encoder.py); a bad mask
+is refused by the same check before a replay.
 """
 
 import torch

@@ -14,16 +14,12 @@ the eager `encode`, replayed, with no more waits.
 
 import pytest
 import torch
+from test_encode_options import TEXTS, sentence_encoder  # a tiny BERT, its texts
 from test_packing_gpu import CONFIGS  # post-norm BERT-like and ModernBERT-like
-from tiny_bert import TINY_BERT, TINY_VOCAB
 
 from encoderlib import Encoder, GraphedEncoder, GraphedSentenceEncoder
 from encoderlib.checks import count_host_reads
-from encoderlib.converters import config_from_bert
 from encoderlib.sentence import SentenceEncoder, load_minilm
-from encoderlib.tokenization import WordPieceTokenizer
-
-TEXTS = ["the cat sat on the mat.", "a dog ran", "x", "the the the cat sat, zzz", ""]
 
 
 def batch(lengths, seed=0, vocab=1000):
@@ -140,13 +136,6 @@ def test_training_and_autograd_call_the_encoder():
     assert graphed.graphs == {}
 
 
-def sentence_encoder(device="cpu"):
-    """A small random BERT-shaped `SentenceEncoder` on `device`."""
-    torch.manual_seed(0)
-    model = Encoder(config_from_bert(TINY_BERT)).to(device).eval()
-    return SentenceEncoder(WordPieceTokenizer(TINY_VOCAB), model, max_length=64)
-
-
 def test_graphed_encode_off_the_gpu_is_encode(tmp_path):
     plain = sentence_encoder()
     plain.pooling, plain.normalize = "max", False  # settings are carried over
@@ -181,7 +170,7 @@ def test_encode_runs_every_batch_through_run_model():
 
 @pytest.mark.cuda
 def test_graphed_encode_on_cuda_gives_the_eager_vectors_and_waits_no_more():
-    plain = sentence_encoder("cuda")
+    plain = sentence_encoder().to("cuda")
     fast = GraphedSentenceEncoder(plain)
     for batch_size in (1, 3):
         eager = plain.encode(TEXTS, batch_size=batch_size)
