@@ -40,13 +40,17 @@ from encoderlib.layers import EncoderLayer
 class PackingPlan(NamedTuple):
     """Where the real tokens of a padded (b, n) batch are: read once, on the host.
 
-    `index` (t,) holds each real token's place in the flattened (b·n) batch,
-    `cu_seqlens` (b + 1,) the running count of real tokens (int32: sentence i
-    is rows cu_seqlens[i] to cu_seqlens[i + 1] of the packed strip) and
-    `positions` (t,) each token's place in its sentence; with `mask`, the
-    (b, n) boolean mask, they live on the model's device. `lengths` holds the
-    real tokens of each sentence as Python ints, read while the mask was on
-    the CPU, so that no kernel launch needs to wait for a GPU result.
+    The packed strip holds the sentences longest first (ties in batch order),
+    so that sentences of equal length are neighbours even in an unsorted batch
+    and the attention core runs once per length (`_attention_by_length`);
+    unpacking by `index` puts every token back in its place. `index` (t,)
+    holds each packed token's place in the flattened (b·n) batch, `cu_seqlens`
+    (b + 1,) the running count of real tokens (int32: the strip's i-th
+    sentence is rows cu_seqlens[i] to cu_seqlens[i + 1]) and `positions` (t,)
+    each token's place in its sentence; with `mask`, the (b, n) boolean mask,
+    they live on the model's device. `lengths` holds the real tokens of each
+    sentence of the strip as Python ints, read while the mask was on the CPU,
+    so that no kernel launch needs to wait for a GPU result.
     """
 
     index: Tensor
@@ -72,9 +76,11 @@ def plan_packing(mask: Tensor, device: torch.device) -> PackingPlan:
     if not reads_values(mask):
         mask = mask.cpu()  # the one wait; Encoder avoids it (see forward)
     b, n = mask.shape
-    lengths = mask.sum(dim=1)
-    index = mask.flatten().nonzero().squeeze(1)  # real tokens of (b·n)
-    positions = torch.arange(n).expand(b, n)[mask]
+    # Longest first, as encode sorts its batches: there the order stays the same.
+    lengths, order = mask.sum(dim=1).sort(descending=True, stable=True)
+    rows = mask[order]
+    index = (rearrange(order, "b -> b 1") * n + torch.arange(n))[rows]  # into (b·n)
+    positions = torch.arange(n).expand(b, n)[rows]
     cu_seqlens = F.pad(lengths.cumsum(0), (1, 0)).to(torch.int32)
     moved = (t.to(device, non_blocking=True) for t in (index, cu_seqlens, positions))
     return PackingPlan(*moved, lengths.tolist(), mask.to(device, non_blocking=True))
@@ -232,11 +238,11 @@ def _packed_attention(
     sentences. RoPE (a `qk_transform` that takes positions) turns q and k on
     the packed rows, each token by its place in its own sentence. Then, on a
     GPU, `varlen_attention` computes the core on the packed rows; elsewhere,
-    fused attention runs once per block of neighbouring sentences of equal
-    length (`_attention_by_length`), with a local `window` as a band on each
-    block. A window no shorter than the longest sentence is dropped: it hides
-    nothing. Only a bias on the scores (chapter 17), broadcastable to
-    (b, h, n, n), or another `qk_transform` pads the core back to (b, h, n, e).
+    fused attention runs once per sentence length (`_attention_by_length`),
+    with a local `window` as a band on each block. A window no shorter than
+    the longest sentence is dropped: it hides nothing. Only a bias on the
+    scores (chapter 17), broadcastable to (b, h, n, n), or another
+    `qk_transform` pads the core back to (b, h, n, e).
     """
     projections = (attn.q_proj, attn.k_proj, attn.v_proj)
     joined = joined_view(*projections)  # the three weights as one, no copy
@@ -298,12 +304,13 @@ def _attention_by_length(
     """The attention core on packed q, k, v (t, h, e), with no padding and no mask.
 
     Packing keeps each sentence's real tokens together, sentence after
-    sentence, so neighbouring sentences of equal length make a block of rows
-    that reshapes to (b', h, n', e): fused attention on it needs no mask and
-    computes no padded score. A batch sorted by length (as `encode` sorts it)
-    has one block per distinct length. A local `window` becomes a band on a
-    block longer than it (`window_bias`). `lengths` are the sentences' real
-    tokens, known on the host. Returns the context (t, h·e).
+    sentence, and `plan_packing` puts them longest first, so sentences of
+    equal length make one block of rows that reshapes to (b', h, n', e):
+    fused attention on it needs no mask and computes no padded score, and a
+    batch has one block per distinct length, sorted or not. A local `window`
+    becomes a band on a block longer than it (`window_bias`). `lengths` are
+    the sentences' real tokens, known on the host. Returns the context
+    (t, h·e).
     """
     blocks: list[list[int]] = []  # [length, sentences] of each block
     for n in lengths:

@@ -41,12 +41,39 @@ def padded_batch(lengths=(23, 17, 9, 9, 1), seed=0):
 
 
 def test_plan_marks_each_sentence_and_position():
-    _, mask = padded_batch((3, 1, 2))
+    _, mask = padded_batch((3, 1, 2))  # packed longest first: sentences 0, 2, 1
     plan = plan_packing(mask, torch.device("cpu"))
-    assert plan.lengths == [3, 1, 2]
-    assert plan.cu_seqlens.tolist() == [0, 3, 4, 6]
-    assert plan.positions.tolist() == [0, 1, 2, 0, 0, 1]
-    assert plan.index.tolist() == [0, 1, 2, 3, 6, 7]
+    assert plan.lengths == [3, 2, 1]
+    assert plan.cu_seqlens.tolist() == [0, 3, 5, 6]
+    assert plan.positions.tolist() == [0, 1, 2, 0, 1, 0]
+    assert plan.index.tolist() == [0, 1, 2, 6, 7, 3]
+
+
+def test_plan_keeps_a_batch_sorted_as_encode_sorts_it():
+    _, mask = padded_batch((3, 2, 2, 1))  # longest first, ties in batch order
+    plan = plan_packing(mask, torch.device("cpu"))
+    assert plan.index.tolist() == mask.flatten().nonzero().squeeze(1).tolist()
+    assert plan.lengths == [3, 2, 2, 1]
+
+
+def test_an_unsorted_batch_runs_attention_once_per_length(monkeypatch):
+    # Sentences of equal length that are not neighbours in the batch still
+    # share one fused-attention call: 3 lengths, 2 layers, 6 calls.
+    import encoderlib.packing as packing
+
+    calls = []
+    sdpa = packing.F.scaled_dot_product_attention
+
+    def counted(q, *args, **kwargs):
+        calls.append(tuple(q.shape))
+        return sdpa(q, *args, **kwargs)
+
+    monkeypatch.setattr(packing.F, "scaled_dot_product_attention", counted)
+    model = Encoder(EncoderConfig.tiny(dropout=0.0)).eval()
+    ids, mask = padded_batch((9, 1, 23, 9, 1))
+    with torch.no_grad():
+        model(ids, mask)
+    assert calls == [(1, 4, 23, 16), (2, 4, 9, 16), (2, 4, 1, 16)] * 2
 
 
 def test_rope_at_given_positions_equals_rope_of_the_padded_rows():
@@ -70,10 +97,13 @@ def test_window_bias_hides_keys_beyond_the_window():
 
 
 @pytest.mark.parametrize("name", CONFIGS)
-def test_packed_equals_padded_on_the_cpu(name):
+@pytest.mark.parametrize(
+    "lengths", [(23, 17, 9, 9, 1), (9, 1, 23, 9, 17)], ids=["sorted", "unsorted"]
+)
+def test_packed_equals_padded_on_the_cpu(name, lengths):
     torch.manual_seed(0)
     model = Encoder(CONFIGS[name]).eval()
-    ids, mask = padded_batch()
+    ids, mask = padded_batch(lengths)
     with torch.no_grad():
         packed = model(ids, mask)
         padded = model(ids, mask, output_attentions=True).last_hidden_state
@@ -84,7 +114,9 @@ def test_packed_equals_padded_on_the_cpu(name):
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
 @pytest.mark.parametrize("name", CONFIGS)
 @pytest.mark.parametrize(
-    "lengths", [(23, 17, 9, 9, 1), (5, 4, 2)], ids=["past the window", "in it"]
+    "lengths",
+    [(23, 17, 9, 9, 1), (5, 4, 2), (9, 1, 23, 9, 17)],
+    ids=["past the window", "in it", "unsorted"],
 )
 def test_varlen_path_equals_padded_path_on_cuda(name, dtype, lengths):
     # Sentences inside ModernBERT-like's window (4) take the kernels of global
