@@ -452,11 +452,19 @@ def _read_weight_file(path: Path) -> dict[str, Tensor]:
     # One .safetensors or .bin file as a dict of tensors (the .bin read safely).
     if not path.is_file():
         raise FileNotFoundError(f"expected the weights file {str(path)!r}, found none")
-    if path.name.endswith(".safetensors"):
-        if load_file is None:
-            raise ImportError("reading .safetensors needs pip install safetensors")
-        return load_file(path)
-    tensors = torch.load(path, map_location="cpu", weights_only=True)
+    safetensors = path.name.endswith(".safetensors")
+    if safetensors and load_file is None:
+        raise ImportError("reading .safetensors needs pip install safetensors")
+    try:
+        if safetensors:
+            return load_file(path)
+        tensors = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as error:  # safetensors' and pickle's errors name no file
+        kind = "safetensors" if safetensors else "torch.save (weights only)"
+        raise ValueError(
+            f"expected a {kind} weights file at {str(path)!r}, got one that does "
+            f"not read ({type(error).__name__}): truncated, or another format?"
+        ) from error
     if not isinstance(tensors, dict):
         got = type(tensors).__name__
         raise ValueError(f"expected a dict of tensors in {str(path)!r}, got {got}")
@@ -474,7 +482,7 @@ def read_weights(folder: str | Path) -> dict[str, Tensor]:
     Raises TypeError for a folder that is not a str or Path, FileNotFoundError
     naming the files looked for when the folder holds none of them (or a shard
     an index names is absent), and ValueError for an index without a
-    `weight_map`.
+    `weight_map` or a weights file that does not read (truncated, say).
 
     Example::
 

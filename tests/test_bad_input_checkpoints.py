@@ -476,3 +476,12 @@ def test_strict_false_reports_instead_of_raising():
     partial = {k: v for k, v in _modern_state().items() if k != "final_norm.weight"}
     report = load_modernbert_weights(modern_encoder(), partial, strict=False)
     assert report.missing == ["final_norm.weight"] and report.unexpected == []
+
+
+@pytest.mark.parametrize("name", ["model.safetensors", "pytorch_model.bin"])
+def test_read_weights_names_a_file_that_does_not_read(tmp_path, name):
+    # safetensors says "header too small", torch.load advises weights_only=False:
+    # neither names the file, and the second would run code from it.
+    (tmp_path / name).write_bytes(b"not a weights file")
+    with pytest.raises(ValueError, match=rf"weights file at '.*{name}', got one that"):
+        read_weights(tmp_path)
