@@ -253,10 +253,9 @@ def save_pretrained(
     kinds = (Encoder, EncoderClassifier, MaskedLanguageModel)
     if not isinstance(model, kinds):
         wanted = "an encoderlib Encoder, EncoderClassifier or MaskedLanguageModel"
-        error = fail_type("model", wanted, model)
-        if isinstance(getattr(model, "model", None), Encoder):  # a SentenceEncoder
-            error.args = (f"{error}: pass its encoder, model.model",)
-        raise error
+        sentence_encoder = isinstance(getattr(model, "model", None), Encoder)
+        hint = ": pass its encoder, model.model" if sentence_encoder else ""
+        raise TypeError(f"{fail_type('model', wanted, model)}{hint}")
     check_tokenizer("tokenizer", tokenizer)
     wordpiece = isinstance(tokenizer, WordPieceTokenizer)
     if not wordpiece and not callable(getattr(tokenizer, "save", None)):

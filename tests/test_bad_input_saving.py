@@ -9,7 +9,8 @@ raise a `TypeError` or `ValueError` naming what was expected and what was
 received, before anything is written. Task models too: a classifier that
 BertForSequenceClassification cannot compute, wrong labels, options that only a
 sentence encoder has; and `load_classifier` / `load_masked_lm` given a missing
-file, another architecture, or missing or misshapen head tensors.
+file, another architecture, or missing or misshapen head tensors; the readers and
+`load_minilm` given a folder that does not exist.
 """
 
 import json
@@ -29,7 +30,7 @@ from encoderlib.encoder import Encoder
 from encoderlib.heads import EncoderClassifier
 from encoderlib.mlm import MaskedLanguageModel
 from encoderlib.saving import load_classifier, load_masked_lm, save_pretrained
-from encoderlib.sentence import load_minilm
+from encoderlib.sentence import SentenceEncoder, load_minilm
 from encoderlib.tokenization import WordPieceTokenizer
 
 SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
@@ -125,6 +126,11 @@ CASES = {
             ("str", "model", "str"),
         ]
     },
+    "ch13 save_pretrained: a SentenceEncoder for its encoder": (
+        lambda: save(encoder=SentenceEncoder(tokenizer(), model())),
+        TypeError,
+        r"got SentenceEncoder: pass its encoder, model.model",
+    ),
     **{
         f"ch13 save_pretrained: tokenizer as {label}": (
             lambda v=value: save(words=v),
@@ -338,6 +344,14 @@ LOAD = {
         )
         for read in READERS.values()
         for label, value, kind in [("None", None, "None"), ("int", 3, "int 3")]
+    },
+    **{
+        f"ch13 {read.__name__}: a folder that does not exist": (
+            lambda r=read: r("/no/such/folder"),
+            FileNotFoundError,
+            r"expected a model folder at '/no/such/folder', found none",
+        )
+        for read in (*READERS.values(), load_minilm)
     },
     **{
         f"ch13 {read.__name__}: no {name}": (
