@@ -124,6 +124,21 @@ def _tensor_groups(encoder: Encoder, model_type: str) -> dict[str, tuple[str, ..
     return {k: v for k, v in groups.items() if all(name in own for name in v)}
 
 
+def _what_it_computes(config) -> dict:
+    # The config's fields, with the layer pattern in place of window, global_every
+    # and local_rope_theta, which spell one pattern in several ways: 2 layers with
+    # global_every=3 or 2 are both global, local.
+    fields = vars(config).copy()
+    for spelling in ("window", "global_every", "local_rope_theta"):
+        del fields[spelling]
+    local = [i for i in range(config.n_layers) if config.layer_is_local(i)]
+    fields["local layers"] = local
+    if local:
+        fields["window"] = config.window
+        fields["local_rope_theta"] = config.local_rope_theta or config.rope_theta
+    return fields
+
+
 def choose_format(encoder: Encoder, model_type: str | None = None) -> HFFormat:
     """The `HFFormat` that writes `encoder`: `model_type`'s, or the one it implies.
 
@@ -137,7 +152,8 @@ def choose_format(encoder: Encoder, model_type: str | None = None) -> HFFormat:
     family's (0, or pad_token_id + 1 for RoBERTa and XLM-R), narrower
     embeddings outside ELECTRA, or a parameter it has no name for; for
     ModernBERT, every field that would read back otherwise from the config
-    written (`converters.config_from_pretrained`).
+    written (`converters.config_from_pretrained`), where the layer pattern
+    counts, not how `global_every` spells it.
     """
     if not isinstance(encoder, Encoder):
         raise fail_type("encoder", "an encoderlib Encoder", encoder)
@@ -149,20 +165,18 @@ def choose_format(encoder: Encoder, model_type: str | None = None) -> HFFormat:
     check_choice("model_type", model_type, tuple(HF_FORMATS))
     if model_type == "modernbert":  # written, then read back: the same config?
         hf = _encoder_config(encoder, HF_FORMATS[model_type], config.pad_token_id)
+        refusal = "ModernBERT's format cannot express this Encoder: expected "
         try:
-            back = config_from_pretrained(hf)
+            theirs = _what_it_computes(config_from_pretrained(hf))
         except ValueError as error:
-            back = error
+            raise ValueError(refusal + str(error).removeprefix("expected ")) from error
         differ = [
-            f"{field}={getattr(back, field)!r}, got {value!r}"
-            for field, value in vars(config).items()
-            if getattr(back, field, None) != value
+            f"{field}={theirs.get(field)!r}, got {value!r}"
+            for field, value in _what_it_computes(config).items()
+            if theirs.get(field) != value
         ]
-        if isinstance(back, ValueError) or differ:
-            raise ValueError(
-                "ModernBERT's format cannot express this Encoder: expected "
-                + ("; expected ".join(differ) or str(back))
-            )
+        if differ:
+            raise ValueError(refusal + "; expected ".join(differ))
         return HF_FORMATS[model_type]
     name = _FAMILY_NAMES[model_type]
     roberta = model_type in ("roberta", "xlm-roberta")

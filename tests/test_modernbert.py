@@ -193,3 +193,41 @@ def test_a_saved_folder_names_the_tokenizers_special_tokens(tmp_path):
     assert (config.cls_token_id, config.bos_token_id) == (2, 2)
     assert (config.sep_token_id, config.eos_token_id) == (3, 3)
     assert config.pad_token_id == 0
+
+
+@pytest.mark.parametrize(
+    ("n_layers", "global_every", "local_layers"),
+    [(1, 3, []), (2, 3, [1]), (3, 5, [1, 2]), (4, 3, [1, 2])],
+)
+def test_few_layers_save_and_load_back(n_layers, global_every, local_layers, tmp_path):
+    # 2 layers with global_every=3 are written as layer_types [full, sliding],
+    # which read back as global_every=2: another spelling of the same encoder.
+    from transformers import AutoModel
+
+    from encoderlib import WordPieceTokenizer, from_pretrained, save_pretrained
+
+    config = EncoderConfig.modernbert_base(
+        vocab_size=120,
+        d_model=32,
+        n_heads=2,
+        d_ff=48,
+        max_len=64,
+        pad_token_id=0,
+        window=3,
+        n_layers=n_layers,
+        global_every=global_every,
+    )
+    assert [i for i in range(n_layers) if config.layer_is_local(i)] == local_layers
+    torch.manual_seed(0)
+    encoder = Encoder(config).eval()
+    words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+    tokenizer = WordPieceTokenizer([*words, *(f"w{i}" for i in range(115))])
+    save_pretrained(tmp_path, encoder, tokenizer)
+    ids, mask = padded_batch()
+    with torch.no_grad():
+        ours = encoder(ids, mask)
+        theirs = AutoModel.from_pretrained(tmp_path).eval()(ids, mask)
+        back, _, _ = from_pretrained(tmp_path)  # a SentenceEncoder: save_pretrained
+        again = back.model(ids, mask)  # writes sentence-transformers' files too
+    assert (theirs.last_hidden_state - ours)[mask].abs().max() <= 1e-5
+    assert (again - ours)[mask].abs().max() <= 1e-6
