@@ -170,14 +170,16 @@ class SentenceEncoder(nn.Module):
         convert_to_numpy: bool = False,
         precision: str = "float32",
         truncate_dim: int | None = None,
+        normalize_embeddings: bool | None = None,
     ) -> Tensor:
         """Embed `sentences` (a list of b str) into a (b, d) float32 tensor.
 
         Row i belongs to sentences[i], whatever order the batches ran in. The
         names and defaults are sentence-transformers' where they mean the same.
-        `normalize` (its `normalize_embeddings`): length 1 per row; None, the
-        default, takes the encoder's `normalize`. `show_progress_bar`: a bar over
-        the batches (`encoderlib.progress.progress_bar`). `device`: as in
+        `normalize` (or its sentence-transformers name, `normalize_embeddings`):
+        length 1 per row; None, the default, takes the encoder's `normalize`.
+        `show_progress_bar`: a bar over the batches
+        (`encoderlib.progress.progress_bar`). `device`: as in
         sentence-transformers, the model is moved there and stays. With
         `convert_to_numpy=True` a float32 numpy array on the CPU, else (the
         default here; sentence-transformers' is numpy) a tensor on the model's
@@ -191,9 +193,19 @@ class SentenceEncoder(nn.Module):
         gives a (0, k or d) result. Raises a `TypeError` for a single str, a set
         or mapping (they have no order), an item that is not a str or an option
         of the wrong type, and a `ValueError` for `batch_size` < 1, an unknown
-        precision, float16 on the CPU, a device this machine lacks or a
-        `truncate_dim` outside [1, d].
+        precision, `normalize` and `normalize_embeddings` that differ, float16
+        on the CPU, a device this machine lacks or a `truncate_dim` outside
+        [1, d].
         """
+        if normalize_embeddings is not None:
+            check_flag("normalize_embeddings", normalize_embeddings)
+            if normalize not in (None, normalize_embeddings):
+                raise ValueError(
+                    "expected normalize or normalize_embeddings (one setting, two "
+                    f"names), got normalize={normalize!r}, "
+                    f"normalize_embeddings={normalize_embeddings!r}"
+                )
+            normalize = normalize_embeddings
         normalize = self.normalize if normalize is None else normalize
         sentences = check_encode_arguments(sentences, batch_size, normalize)
         check_flag("show_progress_bar", show_progress_bar)

@@ -120,3 +120,21 @@ def test_half_precision_on_a_gpu(precision):
     assert out.device.type == "cuda" and out.dtype == torch.float32
     assert (out.cpu() - reference).abs().max() < 0.05
     assert next(ours.model.parameters()).device.type == "cuda"  # moved, and stays
+
+
+def test_normalize_embeddings_is_sentence_transformers_name_for_normalize():
+    plain = sentence_encoder(normalize=False)
+    unit = plain.encode(TEXTS, normalize=True)
+    assert torch.equal(plain.encode(TEXTS, normalize_embeddings=True), unit)
+    both = plain.encode(TEXTS, normalize=True, normalize_embeddings=True)
+    assert torch.equal(both, unit)
+    assert torch.equal(
+        sentence_encoder().encode(TEXTS, normalize_embeddings=False),
+        plain.encode(TEXTS),
+    )
+    with pytest.raises(
+        ValueError, match="got normalize=False, normalize_embeddings=True"
+    ):
+        plain.encode(TEXTS, normalize=False, normalize_embeddings=True)
+    with pytest.raises(TypeError, match="normalize_embeddings"):
+        plain.encode(TEXTS, normalize_embeddings="yes")
