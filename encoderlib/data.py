@@ -127,6 +127,7 @@ def tokenize_dataset(
     pair_column: str | None = None,
     max_length: int = 128,
     keep_columns: Sequence[str] = ("label",),
+    progress: bool = True,
 ) -> "datasets.Dataset":
     """Tokenize a Hugging Face `Dataset` with `Dataset.map(batched=True)`.
 
@@ -136,11 +137,12 @@ def tokenize_dataset(
     `PretrainedTokenizer`, ...), cut to `max_length` ids with [CLS] and [SEP] kept: row
     i holds a list of n_i ids, n_i <= max_length. No padding happens here:
     `PaddingCollator` pads each batch to its own longest example. Columns other than
-    `keep_columns` are dropped. Returns the new `Dataset` (an empty one stays empty).
+    `keep_columns` are dropped. `progress=False` hides `Dataset.map`'s "Tokenizing" bar.
+    Returns the new `Dataset` (an empty one stays empty).
     Raises `TypeError` when `dataset` is not a `datasets.Dataset`, `tokenizer` lacks
     that interface, a column name is not a str, `keep_columns` is a single str,
-    `max_length` is not an int, or a text is not a str; `ValueError` for a column the
-    data set lacks or `max_length` < 2.
+    `max_length` is not an int, `progress` is not a bool, or a text is not a str;
+    `ValueError` for a column the data set lacks or `max_length` < 2.
 
     Example::
 
@@ -163,6 +165,7 @@ def tokenize_dataset(
             f"expected keep_columns as a list of column names, got {keep_columns!r}"
         )
     check_int("max_length", max_length, 2)  # room for [CLS] and [SEP]
+    check_flag("progress", progress)
     for column in (text_column, pair_column):
         if column is not None and column not in dataset.column_names:
             raise ValueError(
@@ -195,7 +198,14 @@ def tokenize_dataset(
         features.update({name: ids for name in added})
         columns = {name: [] for name in features}
         return datasets.Dataset.from_dict(columns, features=datasets.Features(features))
-    return dataset.map(encode, batched=True, remove_columns=drop)
+    hide = not progress and not datasets.are_progress_bars_disabled()
+    if hide:  # map() has no switch of its own for its bar
+        datasets.disable_progress_bars()
+    try:
+        return dataset.map(encode, batched=True, remove_columns=drop, desc="Tokenizing")
+    finally:
+        if hide:
+            datasets.enable_progress_bars()
 
 
 def _as_ids(value: Any, what: str) -> Tensor:

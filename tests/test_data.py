@@ -124,6 +124,23 @@ def test_tokenize_dataset_pairs_get_segment_ids(minilm_tokenizer):
         tokenize_dataset(dataset, minilm_tokenizer)
 
 
+def test_tokenize_dataset_progress_false_hides_the_bar(minilm_tokenizer, capfd):
+    dataset = datasets.Dataset.from_dict({"text": ["a cat sat"] * 3, "label": [0] * 3})
+    was_off = datasets.are_progress_bars_disabled()
+    datasets.enable_progress_bars()
+    try:
+        tokenize_dataset(dataset, minilm_tokenizer)
+        assert "Tokenizing" in capfd.readouterr().err
+        tokenize_dataset(dataset, minilm_tokenizer, progress=False)
+        assert "Tokenizing" not in capfd.readouterr().err
+        assert not datasets.are_progress_bars_disabled()  # switched back on
+    finally:
+        if was_off:
+            datasets.disable_progress_bars()
+    with pytest.raises(TypeError, match="progress"):
+        tokenize_dataset(dataset, minilm_tokenizer, progress="no")
+
+
 def test_data_loader_order_depends_on_its_seed_alone():
     dataset = [{"input_ids": [2, i, 3], "label": i % 2} for i in range(10, 50)]
     collate = PaddingCollator(0)
