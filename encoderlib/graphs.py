@@ -37,7 +37,8 @@ class GraphedEncoder(nn.Module):
     encoder's to rounding; it pays where launches dominate (batches up to ~32
     sentences, half precision) and can lose where arithmetic does (fp32
     BERT-base at batch 256), as `benchmarks/gpu_graphs.py` measures. Moving the
-    encoder (`.to()`) drops the graphs; `reset()` drops them by hand. Raises
+    encoder (`.to()`) drops the graphs; `reset()` drops them by hand; a copy
+    (`copy.deepcopy`, pickle) is made without them and captures its own. Raises
     TypeError for an `encoder` that is not an `Encoder` and TypeError or
     ValueError for a `step` that is not an int >= 1; the encoder checks the
     inputs.
@@ -92,6 +93,10 @@ class GraphedEncoder(nn.Module):
     def reset(self) -> None:
         """Drop every graph and its memory; the next calls capture anew."""
         self.graphs, self.pool, self.weights = {}, None, None
+
+    def __getstate__(self) -> dict:
+        """What a copy or a pickle takes: all but the graphs (CUDA memory, no copy)."""
+        return {**super().__getstate__(), "graphs": {}, "pool": None, "weights": None}
 
     def forward(
         self,

@@ -154,6 +154,37 @@ def test_graphed_encode_off_the_gpu_is_encode(tmp_path):
     assert torch.equal(back.encode(TEXTS), plain.encode(TEXTS))
 
 
+def test_a_copy_or_a_pickle_leaves_the_graphs_behind():
+    # Captured graphs hold CUDA memory that neither copy nor pickle can take; a
+    # stand-in that cannot be pickled takes their place off the GPU.
+    import copy
+    import pickle
+
+    fast = GraphedSentenceEncoder(sentence_encoder(), step=8)
+    fast.graphed.graphs[(4, 16, False)] = (lambda: None,)
+    fast.graphed.pool, fast.graphed.weights = object(), (1, torch.float32)
+    for twin in (copy.deepcopy(fast), pickle.loads(pickle.dumps(fast))):
+        assert twin.graphed.graphs == {} and twin.graphed.pool is None
+        assert twin.graphed.encoder is twin.model is not fast.model
+        assert twin.graphed.step == 8
+        assert torch.equal(twin.encode(TEXTS), fast.encode(TEXTS))
+    assert len(fast.graphed.graphs) == 1  # the original keeps its own
+
+
+@pytest.mark.cuda
+def test_a_copy_captures_its_own_graphs():
+    import copy
+
+    graphed = GraphedEncoder(model("post-norm, learned positions", "cuda"))
+    ids, mask = (t.cuda() for t in batch((6, 4)))
+    with torch.inference_mode():
+        out = graphed(ids, mask)  # capture
+        twin = copy.deepcopy(graphed)
+        assert twin.graphs == {}
+        torch.testing.assert_close(twin(ids, mask), out, atol=1e-5, rtol=1e-5)
+    assert len(twin.graphs) == 1 and len(graphed.graphs) == 1
+
+
 def test_encode_runs_every_batch_through_run_model():
     calls = []
 
