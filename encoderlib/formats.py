@@ -19,6 +19,7 @@ from encoderlib.checkpoints import (
     bert_parameter_names,
 )
 from encoderlib.checks import check_choice, fail_type
+from encoderlib.config import EncoderConfig
 from encoderlib.converters import config_from_pretrained
 from encoderlib.encoder import Encoder
 from encoderlib.heads import EncoderClassifier
@@ -124,7 +125,7 @@ def _tensor_groups(encoder: Encoder, model_type: str) -> dict[str, tuple[str, ..
     return {k: v for k, v in groups.items() if all(name in own for name in v)}
 
 
-def _what_it_computes(config) -> dict:
+def _what_it_computes(config: EncoderConfig) -> dict:
     # The config's fields, with the layer pattern in place of window, global_every
     # and local_rope_theta, which spell one pattern in several ways: 2 layers with
     # global_every=3 or 2 are both global, local.
