@@ -35,7 +35,7 @@ from encoderlib.checks import (
     fail_type,
 )
 from encoderlib.encoder import Encoder
-from encoderlib.pooling import mean_pool
+from encoderlib.pooling import POOLINGS
 from encoderlib.sentence import SentenceEncoder, check_encode_arguments
 from encoderlib.tokenization import pad_batch
 
@@ -78,13 +78,14 @@ def _check_onnx_file(name: str, path: Path, onnx) -> None:
 
 
 class _PaddedGraph(nn.Module):
-    # What the ONNX file computes: the encoder's padded forward, then mean pooling.
-    # The layers are the Encoder's own; only the embeddings are taken piece by
-    # piece, because their forward checks the ids' values, which a graph cannot.
+    # What the ONNX file computes: the encoder's padded forward, then the pooling
+    # named (None: none). The layers are the Encoder's own; only the embeddings are
+    # taken piece by piece, as their forward checks the ids' values, which a graph
+    # cannot.
 
-    def __init__(self, encoder: Encoder, pooled: bool) -> None:
+    def __init__(self, encoder: Encoder, pooling: str | None) -> None:
         super().__init__()
-        self.encoder, self.pooled = encoder, pooled
+        self.encoder, self.pooling = encoder, pooling
 
     def forward(self, input_ids: Tensor, attention_mask: Tensor) -> Tensor:
         embeddings, n = self.encoder.embeddings, input_ids.shape[1]
@@ -93,19 +94,23 @@ class _PaddedGraph(nn.Module):
             x = x + embeddings.segment_embeddings(torch.zeros_like(input_ids))
         positions = embeddings.position_embeddings  # None: inside attention (ch. 17)
         table = getattr(positions, "weight", getattr(positions, "table", None))
+        start = self.encoder.config.position_offset  # RoBERTa's: pad_token_id + 1
         if isinstance(table, Tensor) and table.dim() == 2:
-            x = x + rearrange(table[:n], "n d -> 1 n d")  # positions 0 … n-1
+            x = x + rearrange(table[start : start + n], "n d -> 1 n d")
         elif positions is not None:  # another position module: ask it
-            x = x + positions(rearrange(torch.arange(n, device=x.device), "n -> 1 n"))
+            ids = torch.arange(start, start + n, device=x.device)
+            x = x + positions(rearrange(ids, "n -> 1 n"))
         x = embeddings.norm(x)
+        if self.encoder.embedding_projection is not None:  # ELECTRA: d_embed → d
+            x = self.encoder.embedding_projection(x)
         mask = attention_mask.bool()  # (b, n), True = real token
         biases = self.encoder._score_biases(x)  # chapter 17's T5, ALiBi, windows
         for layer, bias in zip(self.encoder.layers, biases, strict=True):
             x = layer(x, mask, score_bias=bias)
         if self.encoder.final_norm is not None:
             x = self.encoder.final_norm(x)
-        if self.pooled:
-            return mean_pool(x, mask)  # (b, d)
+        if self.pooling is not None:
+            return POOLINGS[self.pooling](x, mask)  # (b, d)
         return x.masked_fill(~rearrange(mask, "b n -> b n 1"), 0.0)  # (b, n, d)
 
 
@@ -115,26 +120,27 @@ def export_onnx(
     """Write a `SentenceEncoder` or an `Encoder` as an ONNX file, for ONNX Runtime.
 
     The graph takes `input_ids` and `attention_mask`, both (b, n) int64 with
-    batch size b and length n free (n up to the model's `max_len`), and computes
-    the padded forward: embeddings (segment 0), every layer with the mask (and
-    chapter 17's position biases and windows), the final norm of a pre-norm
-    model. A `SentenceEncoder` gives the output
-    `sentence_embedding` (b, d), the mean of the real tokens' vectors (not yet
-    of length 1; `OnnxSentenceEncoder` normalises); an `Encoder` gives
+    batch size b and length n free (n up to `max_len - position_offset`), and
+    computes the padded forward: embeddings (segment 0, positions from the
+    encoder's `position_offset`, ELECTRA's projection), every layer with the
+    mask (and chapter 17's position biases and windows), the final norm of a
+    pre-norm model. A `SentenceEncoder` gives the output `sentence_embedding`
+    (b, d), the real tokens' vectors pooled by its `pooling` (mean, cls or max;
+    not yet of length 1: `OnnxSentenceEncoder` normalises); an `Encoder` gives
     `last_hidden_state` (b, n, d), zeros at padding, as `Encoder.forward` does.
-    The weights are stored in the file, in the model's dtype, and a few facts in
-    its metadata (`encoderlib.vocab_size`, `encoderlib.max_len` and, for a
-    `SentenceEncoder`, the `encoderlib.max_length` its sentences are cut to). PyTorch's
-    `torch.export` exporter (`dynamo=True`) records the graph; `opset` is the
-    ONNX operator set, 18 (the exporter's own) or newer. The model's train/eval
-    modes are left as they were. Returns the path. Raises a `TypeError` for
-    another kind of model, a path that is not a str or Path or an opset that is
-    not an int; a `ValueError` for an empty path, an opset below 18, a
-    `max_len` below 2, or
-    weights that are not plain tensors (a `quantize_int8` copy: export the float
-    model, then `quantize_onnx_int8` the file); and an
-    `ImportError` naming `pip install encoderlib[serving]` when onnx or
-    onnxruntime is missing.
+    The weights are stored in the file, in the model's dtype, and a few facts
+    in its metadata (`encoderlib.vocab_size`, `encoderlib.max_len`, that
+    largest n, and, for a `SentenceEncoder`, the `encoderlib.max_length` its
+    sentences are cut to). PyTorch's `torch.export` exporter (`dynamo=True`)
+    records the graph; `opset` is the ONNX operator set, 18 (the exporter's
+    own) or newer. The model's train/eval modes are left as they were. Returns
+    the path. Raises a `TypeError` for another kind of model, a path that is
+    not a str or Path or an opset that is not an int; a `ValueError` for an
+    empty path, an opset below 18, a `max_len - position_offset` below 2, or
+    weights that are not plain tensors (a `quantize_int8` copy: export the
+    float model, then `quantize_onnx_int8` the file); and an `ImportError`
+    naming `pip install encoderlib[serving]` when onnx or onnxruntime is
+    missing.
 
     Example::
 
@@ -143,16 +149,19 @@ def export_onnx(
         OnnxSentenceEncoder("minilm.onnx", minilm.tokenizer).encode(["Hi."])
     """
     if isinstance(model, SentenceEncoder):
-        encoder, pooled = model.model, True
+        encoder, pooling = model.model, model.pooling
     elif isinstance(model, Encoder):
-        encoder, pooled = model, False
+        encoder, pooling = model, None
     else:
         raise fail_type("model", "a SentenceEncoder or an Encoder", model)
     path = _check_file_path("path", path)
     check_int("opset", opset, 18)  # 18: the operator set of torch.export's exporter
-    if encoder.config.max_len < 2:
+    config = encoder.config
+    usable = config.max_len - config.position_offset  # the most tokens a row has
+    if usable < 2:
         raise ValueError(
-            f"expected max_len >= 2 (room for padding), got {encoder.config.max_len}"
+            "expected max_len - position_offset >= 2 (room for padding), got "
+            f"{config.max_len} - {config.position_offset}"
         )
     tensors = [*encoder.parameters(), *encoder.buffers()]
     if any(type(t) not in (Tensor, nn.Parameter) for t in tensors):
@@ -162,17 +171,17 @@ def export_onnx(
         )
     _serving_packages("export_onnx()")
     path.parent.mkdir(parents=True, exist_ok=True)
-    config = encoder.config
     # An example batch of two, one of them padded, so the mask is not constant.
     device = next(encoder.parameters()).device
-    ids = torch.zeros(2, min(8, config.max_len), dtype=torch.long, device=device)
+    ids = torch.zeros(2, min(8, usable), dtype=torch.long, device=device)
     mask = torch.ones_like(ids)
     mask[1, ids.shape[1] // 2 :] = 0
     batch = torch.export.Dim("batch")
-    tokens = torch.export.Dim("tokens", max=config.max_len)
+    tokens = torch.export.Dim("tokens", max=usable)
     axes = {0: batch, 1: tokens}
     modes = [(module, module.training) for module in encoder.modules()]
-    graph = _PaddedGraph(encoder, pooled).eval()
+    graph = _PaddedGraph(encoder, pooling).eval()
+    pooled = pooling is not None
     quiet = logging.getLogger("torch.onnx")
     level = quiet.level
     try:
@@ -196,7 +205,7 @@ def export_onnx(
     metadata = {  # read back by OnnxSentenceEncoder
         "encoderlib.output": "sentence_embedding" if pooled else "last_hidden_state",
         "encoderlib.vocab_size": str(config.vocab_size),
-        "encoderlib.max_len": str(config.max_len),
+        "encoderlib.max_len": str(usable),
     }
     if pooled:
         metadata["encoderlib.max_length"] = str(model.max_length)
@@ -249,8 +258,8 @@ class OnnxSentenceEncoder:
     a `max_length` or `threads` that is not an int; a `FileNotFoundError` for a missing
     file; a `ValueError` for an empty path, a file that is not an ONNX model (the
     message names it), a file that is not a sentence encoder's graph (inputs
-    `input_ids`, `attention_mask`, output `sentence_embedding`), a tokenizer whose
-    vocabulary size is not the model's, a provider this onnxruntime does not offer (the
+    `input_ids`, `attention_mask`, output `sentence_embedding`), a tokenizer with
+    more tokens than the model has, a provider this onnxruntime does not offer (the
     message lists those it does), a `max_length` outside [2, max_len] or `threads` below
     1; and an `ImportError` naming `pip install encoderlib[serving]` without
     onnxruntime. `encode` raises as `SentenceEncoder.encode` does.
@@ -308,9 +317,9 @@ class OnnxSentenceEncoder:
             )
         metadata = self.session.get_modelmeta().custom_metadata_map
         vocab_size = int(metadata.get("encoderlib.vocab_size", tokenizer.vocab_size))
-        if tokenizer.vocab_size != vocab_size:
+        if tokenizer.vocab_size > vocab_size:  # SentenceEncoder's rule
             raise ValueError(
-                f"expected a tokenizer with the model's {vocab_size} tokens, "
+                f"expected a tokenizer with at most the model's {vocab_size} tokens, "
                 f"got {tokenizer.vocab_size}"
             )
         if max_length is None:

@@ -113,6 +113,41 @@ def test_encoder_export_gives_last_hidden_state(tmp_path, changes):
         assert (theirs[mask == 0] == 0).all()
 
 
+@pytest.mark.parametrize(
+    ("pooling", "changes"),
+    [
+        # RoBERTa's positions counted from pad_token_id + 1 and ELECTRA's narrower
+        # embeddings, projected, in one export; max pooling in the other.
+        ("cls", dict(position_offset=2, d_embed=16)),
+        ("max", dict(norm_first=True)),
+    ],
+    ids=["cls, offset, projection", "max, pre-norm"],
+)
+def test_sentence_export_keeps_positions_projection_and_pooling(
+    tmp_path, pooling, changes
+):
+    import onnx
+
+    from encoderlib import SentenceEncoder, WordPieceTokenizer
+
+    words = ["[CLS]", "[PAD]", "[SEP]", "[UNK]", "[MASK]"]  # RoBERTa's: pad id 1
+    tokenizer = WordPieceTokenizer([*words, *(f"w{i}" for i in range(40))])
+    pad = {"pad_token_id": tokenizer.pad_token_id}
+    config = EncoderConfig.tiny(vocab_size=64, max_len=16, **{**pad, **changes})
+    torch.manual_seed(0)
+    ours = SentenceEncoder(tokenizer, Encoder(config).eval(), pooling=pooling)
+    path = export_onnx(ours, tmp_path / "tiny.onnx")
+    meta = {p.key: p.value for p in onnx.load(path).metadata_props}
+    usable = config.max_len - config.position_offset
+    assert meta["encoderlib.max_len"] == str(usable)
+    theirs = OnnxSentenceEncoder(path, tokenizer)  # fewer tokens than the model
+    texts = ["w1 w2 w3", "w4", " ".join(f"w{i}" for i in range(usable + 4))]
+    for normalize in (True, False):
+        expected = ours.encode(texts, batch_size=3, normalize=normalize)
+        got = theirs.encode(texts, batch_size=3, normalize=normalize)
+        assert (got - expected).abs().max() <= 1e-5
+
+
 def test_int8_linear_is_the_exact_int8_product():
     torch.manual_seed(0)
     x, weight, bias = torch.randn(9, 48), torch.randn(20, 48), torch.randn(20)
