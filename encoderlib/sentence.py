@@ -170,46 +170,49 @@ class SentenceEncoder(nn.Module):
         convert_to_numpy: bool = False,
         precision: str = "float32",
         truncate_dim: int | None = None,
-        normalize_embeddings: bool | None = None,
+        normalize_embeddings: bool = False,
+        convert_to_tensor: bool = False,
     ) -> Tensor:
         """Embed `sentences` (a list of b str) into a (b, d) float32 tensor.
 
-        Row i belongs to sentences[i], whatever order the batches ran in. The
-        names and defaults are sentence-transformers' where they mean the same.
-        `normalize` (or its sentence-transformers name, `normalize_embeddings`):
-        length 1 per row; None, the default, takes the encoder's `normalize`.
+        Row i belongs to sentences[i], whatever order the batches ran in. The names
+        and defaults are sentence-transformers' where they mean the same.
+        `normalize`: length 1 per row; None, the default, takes the encoder's
+        `normalize`. sentence-transformers' `normalize_embeddings=True` normalises
+        too, and its False, the default, leaves the encoder's setting, as a
+        Normalize module stays in a sentence-transformers model.
         `show_progress_bar`: a bar over the batches
-        (`encoderlib.progress.progress_bar`). `device`: as in
-        sentence-transformers, the model is moved there and stays. With
-        `convert_to_numpy=True` a float32 numpy array on the CPU, else (the
-        default here; sentence-transformers' is numpy) a tensor on the model's
-        device, with no autograd graph. `precision` is the compute precision:
-        "float32" runs the model in its own dtype, "bfloat16" and "float16"
-        under `torch.autocast` (float16 on a GPU only); the output stays float32
+        (`encoderlib.progress.progress_bar`). `device`: as in sentence-transformers,
+        the model is moved there and stays. With `convert_to_numpy=True` a float32
+        numpy array on the CPU, else (the default here; sentence-transformers' is
+        numpy) a tensor on the model's device, with no autograd graph;
+        `convert_to_tensor=True` gives the tensor whatever `convert_to_numpy` says,
+        as in sentence-transformers. `precision` is the compute precision: "float32"
+        runs the model in its own dtype, "bfloat16" and "float16" under
+        `torch.autocast` (float16 on a GPU only); the output stays float32
         (sentence-transformers' `precision` quantizes the output instead).
-        `truncate_dim=k` keeps the first k of the d features (Matryoshka
-        vectors), then normalises: sentence-transformers'
-        `encode(truncate_dim=k, normalize_embeddings=True)`. An empty list
-        gives a (0, k or d) result. Raises a `TypeError` for a single str, a set
-        or mapping (they have no order), an item that is not a str or an option
-        of the wrong type, and a `ValueError` for `batch_size` < 1, an unknown
-        precision, `normalize` and `normalize_embeddings` that differ, float16
-        on the CPU, a device this machine lacks or a `truncate_dim` outside
-        [1, d].
+        `truncate_dim=k` keeps the first k of the d features (Matryoshka vectors),
+        then normalises: sentence-transformers'
+        `encode(truncate_dim=k, normalize_embeddings=True)`. An empty list gives a
+        (0, k or d) result. Raises a `TypeError` for a single str, a set or mapping
+        (they have no order), an item that is not a str or an option of the wrong
+        type, and a `ValueError` for `batch_size` < 1, an unknown precision,
+        `normalize=False` with `normalize_embeddings=True`, float16 on the CPU, a
+        device this machine lacks or a `truncate_dim` outside [1, d].
         """
-        if normalize_embeddings is not None:
-            check_flag("normalize_embeddings", normalize_embeddings)
-            if normalize not in (None, normalize_embeddings):
+        if check_flag("normalize_embeddings", normalize_embeddings):
+            if normalize is False:
                 raise ValueError(
-                    "expected normalize or normalize_embeddings (one setting, two "
-                    f"names), got normalize={normalize!r}, "
-                    f"normalize_embeddings={normalize_embeddings!r}"
+                    "expected normalize=False or normalize_embeddings=True, not "
+                    "both: one asks for raw vectors, the other for unit ones"
                 )
-            normalize = normalize_embeddings
+            normalize = True
         normalize = self.normalize if normalize is None else normalize
         sentences = check_encode_arguments(sentences, batch_size, normalize)
         check_flag("show_progress_bar", show_progress_bar)
         check_flag("convert_to_numpy", convert_to_numpy)
+        if check_flag("convert_to_tensor", convert_to_tensor):
+            convert_to_numpy = False  # sentence-transformers': the tensor wins
         check_choice("precision", precision, tuple(_PRECISIONS))
         dim = self.dim if truncate_dim is None else truncate_dim
         check_int("truncate_dim", dim)

@@ -54,6 +54,8 @@ def test_equal_to_sentence_transformers(tmp_path, pooling, normalize):
             convert_to_tensor=True,
         )
         got = ours.encode(TEXTS, batch_size=3, truncate_dim=k)
+        options = dict(normalize_embeddings=normalize, convert_to_tensor=True)
+        assert torch.equal(ours.encode(TEXTS, 3, truncate_dim=k, **options), got)
         assert got.shape == (len(TEXTS), k or 32)
         assert (got - expected).abs().max() <= TOLERANCE
     back = load_minilm(folder)
@@ -122,19 +124,25 @@ def test_half_precision_on_a_gpu(precision):
     assert next(ours.model.parameters()).device.type == "cuda"  # moved, and stays
 
 
-def test_normalize_embeddings_is_sentence_transformers_name_for_normalize():
-    plain = sentence_encoder(normalize=False)
-    unit = plain.encode(TEXTS, normalize=True)
-    assert torch.equal(plain.encode(TEXTS, normalize_embeddings=True), unit)
-    both = plain.encode(TEXTS, normalize=True, normalize_embeddings=True)
-    assert torch.equal(both, unit)
+def test_sentence_transformers_options_mean_what_they_mean_there():
+    # normalize_embeddings=True normalises; False leaves the encoder's setting,
+    # as sentence-transformers keeps a model's Normalize module.
+    plain, unit = sentence_encoder(normalize=False), sentence_encoder()
     assert torch.equal(
-        sentence_encoder().encode(TEXTS, normalize_embeddings=False),
-        plain.encode(TEXTS),
+        plain.encode(TEXTS, normalize_embeddings=True),
+        plain.encode(TEXTS, normalize=True),
     )
-    with pytest.raises(
-        ValueError, match="got normalize=False, normalize_embeddings=True"
-    ):
+    assert torch.equal(
+        unit.encode(TEXTS, normalize_embeddings=False), unit.encode(TEXTS)
+    )
+    assert not torch.equal(
+        plain.encode(TEXTS, normalize_embeddings=False), unit.encode(TEXTS)
+    )
+    with pytest.raises(ValueError, match="normalize=False or normalize_embeddings"):
         plain.encode(TEXTS, normalize=False, normalize_embeddings=True)
     with pytest.raises(TypeError, match="normalize_embeddings"):
         plain.encode(TEXTS, normalize_embeddings="yes")
+    both = plain.encode(TEXTS, convert_to_numpy=True, convert_to_tensor=True)
+    assert isinstance(both, torch.Tensor) and torch.equal(both, plain.encode(TEXTS))
+    with pytest.raises(TypeError, match="convert_to_tensor"):
+        plain.encode(TEXTS, convert_to_tensor=1)
