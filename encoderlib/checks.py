@@ -22,6 +22,7 @@ __all__ = [
     "check_tokenizer",
     "check_tensor",
     "check_floating",
+    "check_plain_weights",
     "check_same_dtype",
     "check_shape",
     "HOST_READ_DEVICES",
@@ -251,6 +252,21 @@ def check_floating(name: str, value: object) -> Tensor:
     if not value.is_floating_point():
         raise TypeError(f"expected {name} with a floating dtype, got {value.dtype}")
     return value
+
+
+def check_plain_weights(name: str, module: torch.nn.Module, advice: str) -> None:
+    """A `ValueError`, ending in `advice`, when a weight of `module` is no plain
+    tensor: copies made for serving hold their linear weights as other types
+    (chapter 19's prepacked and int8 weights, buffers), which a file written from
+    the parameters would leave out."""
+    tensors = [*module.parameters(), *module.buffers()]
+    plain = (Tensor, torch.nn.Parameter)  # these types exactly, no subclass
+    kinds = {type(t).__name__ for t in tensors if type(t) not in plain}
+    if kinds:
+        raise ValueError(
+            f"expected {name} with plain tensors as weights, got "
+            f"{', '.join(sorted(kinds))}: {advice}"
+        )
 
 
 def check_same_dtype(name: str, x: Tensor, parameter: Tensor) -> Tensor:

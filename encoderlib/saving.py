@@ -19,6 +19,7 @@ from encoderlib.checks import (
     check_choice,
     check_flag,
     check_int,
+    check_plain_weights,
     check_tokenizer,
     fail_type,
 )
@@ -222,7 +223,8 @@ def save_pretrained(
     is written as the family's bare model with sentence-transformers'
     pipeline: `modules.json` (Transformer, Pooling, and Normalize when
     `normalize`, default True), `sentence_bert_config.json` (inputs cut at
-    `max_length` tokens, by default the model's `max_len`),
+    `max_length` tokens, by default the positions it has, `max_len -
+    position_offset`),
     `1_Pooling/config.json` (`pooling`: "mean", the default, "cls" or "max")
     and `config_sentence_transformers.json`; BERT's pooler is not written
     (transformers reports it missing; sentence vectors never use it). An
@@ -235,7 +237,9 @@ def save_pretrained(
     model's logits; `load_classifier` and `load_masked_lm` read them back.
     Returns the folder as a `Path`. Raises, before anything is written, a
     `TypeError` for an argument of the wrong type, and a `ValueError` for a
-    path that is a file, a `max_length` outside [2, max_len], an unknown
+    path that is a file, a `max_length` outside [2, max_len -
+    position_offset], a copy whose weights are not plain tensors
+    (`prepack_for_cpu`'s, `quantize_int8`'s), an unknown
     pooling or model_type, `pooling` or `normalize` given for a task model or
     `labels` for another than a classifier, a tokenizer whose vocabulary is
     not the model's, and what the family cannot compute
@@ -254,7 +258,12 @@ def save_pretrained(
     if not isinstance(model, kinds):
         wanted = "an encoderlib Encoder, EncoderClassifier or MaskedLanguageModel"
         sentence_encoder = isinstance(getattr(model, "model", None), Encoder)
-        hint = ": pass its encoder, model.model" if sentence_encoder else ""
+        hint = (
+            ": call its own model.save_pretrained(path), which keeps its pooling "
+            "and normalisation"
+            if sentence_encoder
+            else ""
+        )
         raise TypeError(f"{fail_type('model', wanted, model)}{hint}")
     check_tokenizer("tokenizer", tokenizer)
     wordpiece = isinstance(tokenizer, WordPieceTokenizer)
@@ -265,14 +274,16 @@ def save_pretrained(
         raise fail_type("path", "a folder path", path)
     if str(path) == "":
         raise ValueError("expected a folder path, got ''")
+    check_plain_weights(
+        "model", model, "save the model it was copied from, which is unchanged"
+    )
     encoder = model if isinstance(model, Encoder) else model.encoder
     config = encoder.config
-    max_length = config.max_len if max_length is None else max_length
+    usable = config.max_len - config.position_offset  # RoBERTa's offset: 2 fewer
+    max_length = usable if max_length is None else max_length
     check_int("max_length", max_length)
-    if not 2 <= max_length <= config.max_len:
-        raise ValueError(
-            f"expected max_length in [2, {config.max_len}], got {max_length}"
-        )
+    if not 2 <= max_length <= usable:
+        raise ValueError(f"expected max_length in [2, {usable}], got {max_length}")
     task = not isinstance(model, Encoder)
     for name, value in (("pooling", pooling), ("normalize", normalize)):
         if task and value is not None:
@@ -312,7 +323,7 @@ def save_pretrained(
         )
     files["config.json"] = hf_config
     if wordpiece:
-        files.update(_tokenizer_files(tokenizer, model_max_length=config.max_len))
+        files.update(_tokenizer_files(tokenizer, model_max_length=usable))
     path = Path(path)
     path.mkdir(parents=True, exist_ok=True)
     save_file(tensors, path / "model.safetensors", metadata={"format": "pt"})

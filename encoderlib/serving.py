@@ -30,6 +30,7 @@ from encoderlib.checks import (
     check_floating,
     check_int,
     check_path,
+    check_plain_weights,
     check_shape,
     check_tokenizer,
     fail_type,
@@ -163,12 +164,11 @@ def export_onnx(
             "expected max_len - position_offset >= 2 (room for padding), got "
             f"{config.max_len} - {config.position_offset}"
         )
-    tensors = [*encoder.parameters(), *encoder.buffers()]
-    if any(type(t) not in (Tensor, nn.Parameter) for t in tensors):
-        raise ValueError(
-            "expected plain float weights, got a quantized copy: export the float "
-            "model, then quantize the file with quantize_onnx_int8"
-        )
+    check_plain_weights(
+        "model",
+        encoder,
+        "export the float model, then quantize the file with quantize_onnx_int8",
+    )
     _serving_packages("export_onnx()")
     path.parent.mkdir(parents=True, exist_ok=True)
     # An example batch of two, one of them padded, so the mask is not constant.

@@ -14,6 +14,17 @@ from encoderlib import WordPieceTokenizer, checks
 
 IDS = torch.tensor([[1, 2, 3]])
 
+
+class _Odd(torch.Tensor):
+    """A tensor subclass, as serving copies hold their weights."""
+
+
+def _with_buffer(tensor: torch.Tensor) -> torch.nn.Module:
+    module = torch.nn.Linear(2, 2)
+    module.register_buffer("odd", tensor)
+    return module
+
+
 CASES = {
     **positive_int_cases(
         "ch01 check_positive_int",
@@ -100,6 +111,13 @@ CASES = {
         ),
         TypeError,
         r"expected x of dtype torch.float32 .*got torch.float64",
+    ),
+    "ch01 check_plain_weights: a subclass among the buffers": (
+        lambda: checks.check_plain_weights(
+            "model", _with_buffer(torch.zeros(1).as_subclass(_Odd)), "do this"
+        ),
+        ValueError,
+        r"expected model with plain tensors as weights, got _Odd: do this",
     ),
     "ch01 check_shape: wrong rank": (
         lambda: checks.check_shape("x", torch.zeros(2, 3), (2, None, 3), "b n d"),

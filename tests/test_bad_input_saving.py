@@ -29,8 +29,10 @@ from encoderlib.converters import config_from_bert
 from encoderlib.encoder import Encoder
 from encoderlib.heads import EncoderClassifier
 from encoderlib.mlm import MaskedLanguageModel
+from encoderlib.prepacked import prepack_for_cpu
 from encoderlib.saving import load_classifier, load_masked_lm, save_pretrained
 from encoderlib.sentence import SentenceEncoder, load_minilm
+from encoderlib.serving import quantize_int8
 from encoderlib.tokenization import WordPieceTokenizer
 
 SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
@@ -129,7 +131,18 @@ CASES = {
     "ch13 save_pretrained: a SentenceEncoder for its encoder": (
         lambda: save(encoder=SentenceEncoder(tokenizer(), model())),
         TypeError,
-        r"got SentenceEncoder: pass its encoder, model.model",
+        r"got SentenceEncoder: call its own model.save_pretrained\(path\)",
+    ),
+    "ch13 save_pretrained: a prepacked copy": (
+        lambda: save(encoder=prepack_for_cpu(model())),
+        ValueError,
+        r"expected model with plain tensors as weights, got PrepackedWeight: save "
+        r"the model it was copied from",
+    ),
+    "ch13 save_pretrained: an int8 copy of a classifier": (
+        lambda: save(encoder=quantize_int8(EncoderClassifier(model(), 2, "cls"))),
+        ValueError,
+        r"expected model with plain tensors as weights, got Int8Weight",
     ),
     **{
         f"ch13 save_pretrained: tokenizer as {label}": (

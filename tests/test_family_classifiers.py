@@ -12,6 +12,7 @@ as BERT. What a format cannot say is refused by name. A classifier that
 transformers saved reads into encoderlib.
 """
 
+import json
 import warnings
 
 import pytest
@@ -120,6 +121,10 @@ def test_the_encoder_alone_round_trips_in_its_format(family, tmp_path):
     folder = save_pretrained(tmp_path / family, model, tokenizer)
     hf = transformers.AutoModel.from_pretrained(folder).eval()
     assert hf.config.model_type == family
+    # Inputs are cut where the positions end: RoBERTa's 2 fewer than max_len.
+    usable = model.config.max_len - model.config.position_offset
+    settings = json.loads((folder / "sentence_bert_config.json").read_text())
+    assert settings["max_seq_length"] == usable
     batch = tokenizer(SENTENCES)
     with torch.no_grad():
         ours = model(batch["input_ids"], batch["attention_mask"])
