@@ -111,7 +111,8 @@ def _run_classifier(
     check_flag("show_progress_bar", show_progress_bar)
     if max_length is None:  # the model's own limit, when it says
         config = getattr(getattr(model, "encoder", None), "config", None)
-        max_length = min(512, getattr(config, "max_len", 512))
+        usable = getattr(config, "max_len", 512) - getattr(config, "position_offset", 0)
+        max_length = min(512, usable)
     batches, total = _prediction_batches(data, tokenizer, batch_size, max_length)
     if device is not None:
         model.to(device)
@@ -128,9 +129,14 @@ def _run_classifier(
                 if not isinstance(batch, Mapping) or not isinstance(
                     batch.get("input_ids"), Tensor
                 ):
+                    got = type(batch).__name__
+                    if isinstance(batch, Mapping):
+                        got = f"a dict with keys {list(batch)}"
                     raise TypeError(
                         "expected every batch as a dict with an input_ids tensor, "
-                        f"got {type(batch).__name__} at batch {i}"
+                        f"got {got} at batch {i}: pass texts as a list with "
+                        "tokenizer=..., or batches from tokenize_dataset and "
+                        "data_loader"
                     )
                 inputs = [batch["input_ids"], batch.get("attention_mask")]
                 if batch.get("token_type_ids") is not None:
@@ -171,7 +177,8 @@ def predict(
     `model` maps (input_ids, attention_mask[, token_type_ids]) to logits
     (b, n_classes), as an `EncoderClassifier` does. `data` is a list of texts (or
     of (text, text) pairs) with a `tokenizer` (any with encoderlib's interface),
-    cut to `max_length` tokens (None: the model's `max_len`, at most 512); one
+    cut to `max_length` tokens (None: the positions the model has, `max_len -
+    position_offset`, at most 512); one
     padded batch, a dict of tensors as `PaddingCollator` makes, cut into
     `batch_size` rows; or an iterable of such batches (a `DataLoader`), used as
     it comes. The model runs in eval mode without gradients (every submodule's

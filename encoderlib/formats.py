@@ -404,7 +404,10 @@ def _task_files(
             "architectures": [fmt.classifier],
             "id2label": dict(enumerate(labels)),
             "label2id": {label: i for i, label in enumerate(labels)},
-            "problem_type": "single_label_classification",
+            # One score is a regression in transformers (num_labels=1).
+            "problem_type": "regression"
+            if len(labels) == 1
+            else "single_label_classification",
             "classifier_dropout": model.head.dropout.p,
         }
         if fmt.model_type == "modernbert":

@@ -81,6 +81,12 @@ PREDICT = {
         TypeError,
         "expected every batch as a dict with an input_ids tensor, got list at batch 0",
     ),
+    "ch10 predict: rows of text, as a datasets.Dataset gives them": (
+        lambda: predict(MODEL, [{"text": "a dog", "label": 1}]),
+        TypeError,
+        r"got a dict with keys \['text', 'label'\] at batch 0: pass texts as a "
+        r"list with tokenizer=\.\.\., or batches from tokenize_dataset",
+    ),
     "ch10 predict: no data": (
         lambda: predict(MODEL, []),
         ValueError,

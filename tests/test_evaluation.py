@@ -28,7 +28,7 @@ def duck_tokenizer() -> DuckTokenizer:
     return DuckTokenizer(WordPieceTokenizer(VOCAB))
 
 
-def classifier(n_classes: int = 3) -> EncoderClassifier:
+def classifier(n_classes: int = 3, **changes) -> EncoderClassifier:
     torch.manual_seed(0)
     config = EncoderConfig(
         vocab_size=len(VOCAB),
@@ -38,6 +38,7 @@ def classifier(n_classes: int = 3) -> EncoderClassifier:
         d_ff=64,
         max_len=64,
         dropout=0.1,
+        **changes,
     )
     return EncoderClassifier(Encoder(config), n_classes, "mean", copy=False)
 
@@ -153,6 +154,12 @@ def test_max_length_defaults_to_the_models_limit():
     long_text = " ".join(["a dog"] * 600)
     logits = predict(model, [long_text], tokenizer=tokenizer)  # cut, not refused
     assert logits.shape == (1, 3)
+
+
+def test_max_length_leaves_out_the_positions_before_the_offset():
+    model, tokenizer = classifier(position_offset=2), duck_tokenizer()
+    logits = predict(model, [" ".join(["a dog"] * 600)], tokenizer=tokenizer)
+    assert logits.shape == (1, 3)  # 62 tokens: 64 positions less RoBERTa's 2
 
 
 def test_predict_makes_the_device_wait_in_no_batch():

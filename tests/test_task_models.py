@@ -36,10 +36,10 @@ def tokenizer() -> WordPieceTokenizer:
     return WordPieceTokenizer(TINY_VOCAB)
 
 
-def classifier(seed: int = 0, **options) -> EncoderClassifier:
+def classifier(seed: int = 0, n_classes: int = 3, **options) -> EncoderClassifier:
     torch.manual_seed(seed)
     encoder = Encoder(config_from_bert(TINY_BERT))
-    model = EncoderClassifier(encoder, 3, "cls", **options)
+    model = EncoderClassifier(encoder, n_classes, "cls", **options)
     with torch.no_grad():  # random, not BERT's zero biases: every tensor matters
         for parameter in model.parameters():
             parameter.add_(0.02 * torch.randn_like(parameter))
@@ -76,6 +76,18 @@ def test_classifier_loads_in_transformers_with_the_same_logits(tmp_path):
         assert (expected - got).abs().max() <= TOLERANCE
     hf_tokenizer = transformers.AutoTokenizer.from_pretrained(folder)
     assert hf_tokenizer(TEXTS[0])["input_ids"] == tokenizer().encode(TEXTS[0])
+
+
+def test_one_score_is_written_as_a_regression(tmp_path):
+    # transformers refuses single_label_classification with num_labels=1.
+    ours = classifier(n_classes=1)
+    folder = save_pretrained(tmp_path / "score", ours, tokenizer())
+    hf = transformers.AutoModelForSequenceClassification.from_pretrained(folder)
+    assert hf.config.problem_type == "regression" and hf.config.num_labels == 1
+    batch = tokenizer()(TEXTS)
+    with torch.no_grad():
+        assert (hf.eval()(**batch).logits - ours(**batch)).abs().max() <= TOLERANCE
+    assert load_classifier(folder).head.n_classes == 1
 
 
 def test_classifier_reads_back_into_encoderlib(tmp_path):
