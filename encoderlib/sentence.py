@@ -508,8 +508,9 @@ def load_minilm(path: str | Path | None = None) -> SentenceEncoder:
         raise FileNotFoundError(f"expected a model folder at {str(path)!r}, found none")
     for name in ("config.json", "vocab.txt", "model.safetensors"):
         if not (path / name).is_file():
+            other = " (encoderlib.from_pretrained reads any encoder folder)"
             raise FileNotFoundError(
-                f"expected {name} in {str(path)!r}; it is not there"
+                f"expected {name} in {str(path)!r}; it is not there{other}"
             )
     pooling, normalize = sentence_pipeline(path)
     if load_file is None:
