@@ -34,6 +34,7 @@ from encoderlib.checks import (
     check_positive_int,
     check_rate,
     check_tensor,
+    compiling,
     fail_type,
 )
 from encoderlib.kernels import Linear, linear
@@ -345,7 +346,6 @@ def check_tokens(x: object, d_model: int, dtype: torch.dtype | None = None) -> T
 # addresses and versions, inference mode, and the views. The views hold the
 # memory they read, so while the addresses match, they read today's weights.
 _JOINED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-_compiling = getattr(torch.compiler, "is_compiling", lambda: False)  # torch >= 2.3
 
 
 def join_linears(*linears: torch.nn.Linear) -> None:
@@ -387,7 +387,7 @@ def joined_view(*linears: torch.nn.Linear) -> tuple[Tensor, Tensor | None] | Non
     addresses only, so a GPU never waits, and keeps its answer while they stay:
     a call in every layer costs a few microseconds. Raises as `join_linears`.
     """
-    if _compiling():  # before any look into _JOINED, on which a tracer would guard
+    if compiling():  # before any look into _JOINED, on which a tracer would guard
         _check_linears(linears)
         return None
     first = linears[0] if linears else None

@@ -26,6 +26,7 @@ __all__ = [
     "check_same_dtype",
     "check_shape",
     "HOST_READ_DEVICES",
+    "compiling",
     "reads_values",
     "count_host_reads",
     "check_values",
@@ -310,17 +311,31 @@ def check_shape(name: str, x: Tensor, shape: Sequence[int | None], axes: str) ->
 HOST_READ_DEVICES = frozenset({"cpu"})
 
 
+def compiling() -> bool:
+    """Whether `torch.compile` (or `torch.export`) is tracing the code that asks.
+
+    A tracer records operations on tensors it never computes, so code that reads
+    values, or keeps state between calls, has to take another path while it
+    runs. False on PyTorch older than 2.3, which cannot say.
+    """
+    is_compiling = getattr(torch.compiler, "is_compiling", None)  # torch >= 2.3
+    return is_compiling is not None and is_compiling()
+
+
 def reads_values(tensor: Tensor) -> bool:
     """Whether encoderlib may read `tensor`'s values on the host without a wait.
 
     True on the CPU, False on a GPU (and on PyTorch's data-free "meta" device),
     where `.item()`, `bool(t)` or `.tolist()` would stop Python until the device
-    has finished all its queued work. Code that can choose, such as a value check
-    or the packed path's grouping by length, asks this first.
+    has finished all its queued work, and False while a compiler traces
+    (`compiling`), where a read would cut its graph in two. Code that can
+    choose, such as a value check or the packed path's grouping by length, asks
+    this first: so a compiled encoder is one graph of the padded path, its
+    checks queued as on a GPU.
     """
     if not isinstance(tensor, Tensor):
         raise fail_type("tensor", "a torch.Tensor", tensor)
-    return tensor.device.type in HOST_READ_DEVICES
+    return tensor.device.type in HOST_READ_DEVICES and not compiling()
 
 
 # Operations that read a tensor's values on the host, or whose output size

@@ -39,6 +39,7 @@ from encoderlib.checks import (
     check_rate,
     check_shape,
     check_tensor,
+    compiling,
     fail_type,
 )
 
@@ -546,9 +547,8 @@ class RotaryEmbedding(nn.Module):
         return self._turn(x, *self._cos_sin(x, positions))
 
     def _cos_sin(self, x: Tensor, positions: Tensor | None) -> tuple[Tensor, Tensor]:
-        # cos and signed sin (n, d_head) at x's rows, in its dtype and pair layout,
-        # kept per rows (positions, or n) and grad mode for the layers sharing this
-        # module; not while a compiler traces or a CUDA graph captures (chapter 19).
+        # cos and signed sin (n, d_head) at x's rows, in x's dtype and pair layout;
+        # kept for the layers sharing this module, unless a tracer or a CUDA graph runs.
         check_floating("x", x)
         if x.dim() < 2 or x.shape[-1] != self.d_head:
             raise ValueError(
@@ -558,9 +558,9 @@ class RotaryEmbedding(nn.Module):
             check_shape("positions", positions, (x.shape[-2],), "n")
         rows = x.shape[-2] if positions is None else positions
         state = (x.dtype, x.device, torch.is_grad_enabled())
-        seen, seen_state, kept = self._kept
         capturing = x.is_cuda and torch.cuda.is_current_stream_capturing()
-        keep = not capturing and not getattr(torch.compiler, "is_compiling", bool)()
+        keep = not capturing and not compiling()
+        seen, seen_state, kept = self._kept if keep else (None, None, None)  # no guard
         same = seen is rows or (type(seen) is type(rows) is int and seen == rows)
         if keep and same and seen_state == state:
             return kept

@@ -25,7 +25,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 from torch.utils.flop_counter import register_flop_formula
 
-from encoderlib.checks import check_choice, fail_type
+from encoderlib.checks import check_choice, compiling, fail_type
 
 CPU_LINEAR_KERNELS = ("auto", "torch", "onednn")
 _choice = {"kernel": "auto"}  # set_cpu_linear_kernel's last call
@@ -33,7 +33,6 @@ _PLAIN = (Tensor, nn.Parameter)  # subclasses (chapter 19's copies) route themse
 # Multiply-adds below which F.linear is faster: oneDNN's call costs about 10 µs
 # more, which its faster kernel repays from about this size (benchmarks/README.md).
 ONEDNN_MIN_WORK = 2**23
-_is_compiling = getattr(torch.compiler, "is_compiling", lambda: False)  # torch >= 2.3
 
 
 def _onednn_works() -> bool:
@@ -160,7 +159,7 @@ def _product(x: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
     # linear's product, its arguments checked (by linear) or known (by Linear).
     if (
         cpu_linear_kernel() == "onednn"
-        and not (_is_compiling() or torch.jit.is_tracing())  # tracers record F.linear
+        and not (compiling() or torch.jit.is_tracing())  # tracers record F.linear
         and _onednn_takes(x, weight, bias)
     ):
         return torch.ops.mkldnn._linear_pointwise(x, weight, bias, "none", [], "")

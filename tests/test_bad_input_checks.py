@@ -2,7 +2,8 @@
 
 Each check is called the way a module calls it, with the kind of mistake it
 exists to catch; the message must name the parameter, what was expected and
-what was received, in the same words everywhere.
+what was received, in the same words everywhere. `compiling` takes no argument,
+so it has no bad input.
 """
 
 import math

@@ -498,3 +498,29 @@ def test_modernbert_base_preset_has_modernberts_size():
     # masked-LM head (Warner et al., 2024, arXiv:2412.13663, Table 3).
     encoder = Encoder(EncoderConfig.modernbert_base())
     assert 148e6 < count_parameters(encoder) < 150e6
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [{}, dict(positional="rope", window=2, global_every=2, norm_first=True)],
+    ids=["BERT-like", "ModernBERT-like"],
+)
+def test_a_compiled_encoder_is_one_graph(changes):
+    # While a compiler traces, nothing reads values (checks.reads_values): the
+    # padded path runs and the checks are queued, so no read cuts the graph.
+    from torch._dynamo.testing import CompileCounter
+
+    torch._dynamo.reset()
+    torch.manual_seed(0)
+    encoder = Encoder(small_config(**changes)).eval()
+    ids, mask = padded_batch([7, 3, 5], 7, 50)
+    counter = CompileCounter()  # counts graphs; runs them eagerly, no code made
+    compiled = torch.compile(encoder, backend=counter, fullgraph=True)
+    with torch.no_grad():
+        assert torch.allclose(compiled(ids, mask), encoder(ids, mask), atol=1e-6)
+        with pytest.raises(RuntimeError, match=r"expected input_ids in \[0, 50\)"):
+            compiled(ids + 50, mask)
+    assert counter.frame_count == 1
+    encoder.train()  # a training step too: dropout, autograd
+    compiled(ids, mask).sum().backward()
+    assert all(p.grad is not None for p in encoder.layers.parameters())
