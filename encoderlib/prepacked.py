@@ -14,7 +14,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from encoderlib.checks import check_floating, check_shape, fail_type
+from encoderlib.checks import check_floating, check_shape, compiling, fail_type
 
 
 def _reorder(weight: Tensor) -> Tensor | None:
@@ -98,7 +98,7 @@ class PrepackedWeight(Tensor):
                 x.requires_grad or (bias is not None and bias.requires_grad)
             )
             plain = type(x) is Tensor and x.dtype == torch.float32 and not x.is_cuda
-            if type(weight) is cls and plain and not recording:
+            if type(weight) is cls and plain and not recording and not compiling():
                 if weight._version != weight._packed_version:
                     weight._pack()
                 if weight.packed is not None:
@@ -110,7 +110,11 @@ class PrepackedWeight(Tensor):
                 zip(("tensors", "dim")[: len(args)], args, strict=True), **kwargs
             )
             tensors, dim = list(given["tensors"]), given.get("dim", 0)
-            if dim in (0, -2) and all(type(t) is cls for t in tensors):
+            if (
+                dim in (0, -2)
+                and all(type(t) is cls for t in tensors)
+                and not compiling()
+            ):
                 return tensors[0]._join(tensors[1:])
         with torch._C.DisableTorchFunctionSubclass():
             return func(*args, **kwargs)

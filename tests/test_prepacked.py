@@ -133,3 +133,16 @@ def test_prepack_for_cpu_on_an_encoder_with_and_without_padding(norm_first):
     with torch.inference_mode():
         for m in (mask, torch.ones_like(mask)):
             assert (prepacked(ids, m) - encoder(ids, m)).abs().max() < 1e-5
+
+
+def test_a_compiled_prepacked_encoder_multiplies_as_the_compiler_chooses():
+    # A tracer sees plain F.linear products (inductor makes its own layout); the
+    # prepacked product inside its graph failed to lower under torch.no_grad.
+    torch.manual_seed(0)
+    encoder = Encoder(EncoderConfig.tiny(n_layers=1)).eval()
+    ids = torch.randint(5, encoder.config.vocab_size, (2, 6))
+    mask = torch.tensor([[1] * 6, [1] * 3 + [0] * 3])
+    torch._dynamo.reset()
+    compiled = torch.compile(prepack_for_cpu(encoder), fullgraph=True)
+    with torch.no_grad():
+        assert close(compiled(ids, mask), encoder(ids, mask))
