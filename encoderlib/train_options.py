@@ -31,6 +31,7 @@ from encoderlib.utils import default_device
 # The precisions train accepts besides "auto", and the dtype each runs autocast in
 # (None: no autocast, fp32 throughout); "auto" picks one by device.
 AUTOCAST_DTYPES = {"fp32": None, "bf16": torch.bfloat16, "fp16": torch.float16}
+_DTYPE_NAMES = {"float32": "fp32", "bfloat16": "bf16", "float16": "fp16"}
 
 # The keyword arguments of train that TrainOptions.check reads, all of them.
 _TRAIN_KEYWORDS = (
@@ -184,6 +185,8 @@ def _device_of(model: nn.Module, device: object) -> torch.device:
 
 
 def _resolve_precision(precision: str, device: torch.device) -> str:
+    if isinstance(precision, str):  # torch's names, as encode takes them, too
+        precision = _DTYPE_NAMES.get(precision, precision)
     check_choice("precision", precision, ("auto", *AUTOCAST_DTYPES))
     if precision == "auto":
         if device.type != "cuda":

@@ -293,8 +293,10 @@ def train(
     (`warmup` is a number of steps, or a fraction of them when below 1).
     `precision="auto"` trains in fp32 on a CPU and under autocast on a GPU (bf16
     where supported, else fp16 with a gradient scaler); "fp32", "bf16" and
-    "fp16" (CUDA only) choose. `fused=None` uses PyTorch's fused AdamW where
-    this torch has it for the device (True or False forces the choice).
+    "fp16" (CUDA only) choose, as do torch's names "float32", "bfloat16" and
+    "float16", which `SentenceEncoder.encode` takes. `fused=None` uses
+    PyTorch's fused AdamW where this torch has it for the device (True or False
+    forces the choice).
     `eval_fn(model)` returns a dict of floats; it runs in eval mode without
     gradients every `eval_every` steps and after the last one. With `seed`,
     `set_seed(seed)` runs first, so a CPU run repeats exactly. Every

@@ -242,6 +242,13 @@ def test_train_reads_its_options_from_its_own_defaults():
     assert resolved.device == torch.device("cpu")
 
 
+def test_precision_takes_torchs_names_as_encode_does():
+    assert options(steps=2, precision="float32").precision == "fp32"
+    assert options(steps=2, precision="bfloat16").precision == "bf16"
+    with pytest.raises(ValueError, match="precision='fp16' needs a CUDA device"):
+        options(steps=2, precision="float16", device="cpu")
+
+
 def test_the_edges_of_the_seed_range_are_accepted():
     for seed in (0, -(2**63), 2**64 - 1):
         train(net(), mse, BATCHES, steps=1, seed=seed, progress=False)
