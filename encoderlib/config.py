@@ -63,11 +63,11 @@ class EncoderConfig:
     `skip_first_norm=True` gives layer 0 no attention pre-norm, since the embeddings
     end with a LayerNorm. `pad_token_id` is the id whose embedding stays zero and
     untrained (BERT's 0; None: no such id). Two fields serve other checkpoint
-    families (chapter 13): `position_offset` is the first position id of learned
-    or sinusoidal positions (RoBERTa's padding_idx + 1 = 2; 0 for BERT), so a
-    sequence holds at most `max_len - position_offset` tokens, and `d_embed`
-    (None: d_model) is the width of the embeddings, mapped to d_model by a
-    linear layer (ELECTRA's `embedding_size`). The presets `bert_base()`,
+    families (chapter 13): `position_offset` is the first position id of learned or
+    sinusoidal positions (RoBERTa's padding_idx + 1 = 2; 0 for BERT), so a sequence
+    holds at most `max_tokens` = `max_len - position_offset` tokens, and `d_embed`
+    (None: d_model) is the width of the embeddings, mapped to d_model by a linear
+    layer (ELECTRA's `embedding_size`). The presets `bert_base()`,
     `minilm_l6()`, `tiny()` and `modernbert_base()` take keyword overrides, and
     `replace(**changes)` returns a changed copy; every one is validated.
 
@@ -210,6 +210,11 @@ class EncoderConfig:
         if not 0 <= i < self.n_layers:
             raise ValueError(f"expected i in [0, n_layers={self.n_layers}), got {i}")
         return self.window is not None and i % self.global_every != 0
+
+    @property
+    def max_tokens(self) -> int:
+        """The most tokens a sequence may have, `max_len - position_offset`."""
+        return self.max_len - self.position_offset
 
     @property
     def d_head(self) -> int:

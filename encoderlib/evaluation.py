@@ -111,8 +111,7 @@ def _run_classifier(
     check_flag("show_progress_bar", show_progress_bar)
     if max_length is None:  # the model's own limit, when it says
         config = getattr(getattr(model, "encoder", None), "config", None)
-        usable = getattr(config, "max_len", 512) - getattr(config, "position_offset", 0)
-        max_length = min(512, usable)
+        max_length = min(512, getattr(config, "max_tokens", 512))
     batches, total = _prediction_batches(data, tokenizer, batch_size, max_length)
     if device is not None:
         model.to(device)

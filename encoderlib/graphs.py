@@ -71,7 +71,7 @@ class GraphedEncoder(nn.Module):
         b goes up to a power of two, n up to a multiple of `step`, but not past
         the positions the encoder has.
         """
-        usable = self.config.max_len - self.config.position_offset
+        usable = self.config.max_tokens
         return 1 << (b - 1).bit_length(), min(-(-n // self.step) * self.step, usable)
 
     def replays(self, input_ids: object) -> bool:
@@ -84,7 +84,7 @@ class GraphedEncoder(nn.Module):
             and input_ids.dim() == 2
             and input_ids.numel() > 0
             and not input_ids.is_floating_point()
-            and input_ids.shape[1] <= self.config.max_len - self.config.position_offset
+            and input_ids.shape[1] <= self.config.max_tokens
             and not self.encoder.training  # the encoder's mode: a new wrapper trains
             and not torch.is_grad_enabled()
             and not torch.is_autocast_enabled()

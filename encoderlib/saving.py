@@ -279,7 +279,7 @@ def save_pretrained(
     )
     encoder = model if isinstance(model, Encoder) else model.encoder
     config = encoder.config
-    usable = config.max_len - config.position_offset  # RoBERTa's offset: 2 fewer
+    usable = config.max_tokens  # RoBERTa's offset: 2 fewer than max_len
     max_length = usable if max_length is None else max_length
     check_int("max_length", max_length)
     if not 2 <= max_length <= usable:

@@ -140,7 +140,7 @@ class SentenceEncoder(nn.Module):
                 f"{config.pad_token_id}, got {tokenizer.pad_token_id}: is it this "
                 "model's tokenizer?"
             )
-        usable = config.max_len - config.position_offset  # RoBERTa's start at 2
+        usable = config.max_tokens  # RoBERTa's positions start at 2
         if max_length is None:
             max_length = min(SENTENCE_MAX_LENGTH, usable)
         check_int("max_length", max_length)

@@ -158,7 +158,7 @@ def export_onnx(
     path = _check_file_path("path", path)
     check_int("opset", opset, 18)  # 18: the operator set of torch.export's exporter
     config = encoder.config
-    usable = config.max_len - config.position_offset  # the most tokens a row has
+    usable = config.max_tokens  # max_len less RoBERTa's offset
     if usable < 2:
         raise ValueError(
             "expected max_len - position_offset >= 2 (room for padding), got "
