@@ -17,6 +17,7 @@ __all__ = [
     "check_choice",
     "check_seed",
     "check_path",
+    "import_optional",
     "check_labels",
     "TOKENIZER_INTERFACE",
     "check_tokenizer",
@@ -34,11 +35,13 @@ __all__ = [
     "as_bool_mask",
 ]
 
+import importlib
 import math
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from types import ModuleType
 
 import torch
 from torch import Tensor
@@ -187,6 +190,22 @@ def check_path(name: str, value: object) -> Path:
     if isinstance(value, (str, Path)) or hasattr(value, "__fspath__"):
         return Path(value)
     raise fail_type(name, "a str or pathlib.Path", value)
+
+
+def import_optional(module: str, caller: str, install: str) -> ModuleType:
+    """Import `module`, a package that encoderlib needs only for `caller`.
+
+    encoderlib itself needs only torch and einops; the loaders, the serving code
+    and a few options import the rest when they are called. Without the package
+    this raises an `ImportError` naming the caller and the command that installs
+    it (`pip install {install}`), where Python's own names only the module.
+    """
+    try:
+        return importlib.import_module(module)
+    except ImportError as error:
+        raise ImportError(
+            f"{caller} needs the {module} package: pip install {install}"
+        ) from error
 
 
 def check_labels(name: str, labels: object, count: int | None = None) -> None:

@@ -43,6 +43,7 @@ from encoderlib.checks import (
     check_seed,
     check_tokenizer,
     fail_type,
+    import_optional,
 )
 from encoderlib.loading import (
     TEXT_CLASSIFICATION_DATASETS,
@@ -149,7 +150,7 @@ def tokenize_dataset(
         ids = tokenize_dataset(task["train"], tokenizer, max_length=32)
         ids[0]  # {'label': 1, 'input_ids': [2, 1002, ..., 3]}
     """
-    import datasets
+    datasets = import_optional("datasets", "tokenize_dataset", "datasets")
 
     if not isinstance(dataset, datasets.Dataset):
         raise TypeError(

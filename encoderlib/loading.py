@@ -30,6 +30,7 @@ from encoderlib.checks import (
     check_number,
     check_path,
     fail_type,
+    import_optional,
 )
 from encoderlib.word_order import make_word_order_dataset
 
@@ -184,7 +185,7 @@ def load_text_classification(
         news = load_text_classification("ag_news")  # offline: the word-order task
         news["train"].features["label"].names  # what the classes are
     """
-    import datasets
+    datasets = import_optional("datasets", "load_text_classification", "datasets")
 
     check_choice("name", name, (*TEXT_CLASSIFICATION_DATASETS, "word_order"))
     path = None if path is None else check_path("path", path)

@@ -32,6 +32,7 @@ from encoderlib.checks import (
     check_positive_int,
     check_tokenizer,
     fail_type,
+    import_optional,
 )
 from encoderlib.converters import config_from_bert
 from encoderlib.encoder import Encoder
@@ -210,7 +211,8 @@ class SentenceEncoder(nn.Module):
         normalize = self.normalize if normalize is None else normalize
         sentences = check_encode_arguments(sentences, batch_size, normalize)
         check_flag("show_progress_bar", show_progress_bar)
-        check_flag("convert_to_numpy", convert_to_numpy)
+        if check_flag("convert_to_numpy", convert_to_numpy):
+            import_optional("numpy", "encode(convert_to_numpy=True)", "numpy")
         if check_flag("convert_to_tensor", convert_to_tensor):
             convert_to_numpy = False  # sentence-transformers': the tensor wins
         check_choice("precision", precision, tuple(_PRECISIONS))

@@ -385,7 +385,12 @@ class WordPieceTokenizer(_Tokenizer):
             vocab = path.read_text(encoding="utf-8").split("\n")
             if vocab and vocab[-1] == "":  # the newline that ends the last line
                 vocab.pop()
-        super().__init__(vocab)
+            try:
+                super().__init__(vocab)
+            except ValueError as error:  # name the file: index i is line i + 1
+                raise ValueError(f"{error}, in {str(path)!r}") from None
+        else:
+            super().__init__(vocab)
         self.lowercase = require_bool("lowercase", lowercase)
         self.strip_accents = require_bool("strip_accents", strip_accents)
         self.max_input_chars_per_word = require_int(

@@ -21,7 +21,14 @@ __all__ = [
 import random
 from typing import TYPE_CHECKING
 
-from encoderlib.checks import check_flag, check_int, check_number, check_seed, fail_type
+from encoderlib.checks import (
+    check_flag,
+    check_int,
+    check_number,
+    check_seed,
+    fail_type,
+    import_optional,
+)
 
 if TYPE_CHECKING:  # for the type hint only: the task imports datasets when made
     import datasets
@@ -154,7 +161,7 @@ def make_word_order_dataset(
         task = make_word_order_dataset(n_train=8, n_test=4)
         task["train"][0]  # {'text': 'the ... the ...', 'label': 0 or 1}
     """
-    import datasets
+    datasets = import_optional("datasets", "make_word_order_dataset", "datasets")
 
     check_seed("seed", seed)
     check_int("n_train", n_train, 0)

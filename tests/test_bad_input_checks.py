@@ -7,11 +7,13 @@ so it has no bad input.
 """
 
 import math
+import sys
 
+import pytest
 import torch
 from bad_input import flag_cases, positive_int_cases, rate_cases, sweep
 
-from encoderlib import WordPieceTokenizer, checks
+from encoderlib import Encoder, EncoderConfig, WordPieceTokenizer, checks
 
 IDS = torch.tensor([[1, 2, 3]])
 
@@ -196,3 +198,33 @@ CASES = {
 }
 
 test_bad_input_raises_a_clear_error = sweep(CASES)
+
+
+def test_import_optional_names_the_caller_and_the_pip_command(monkeypatch):
+    assert checks.import_optional("math", "anything", "math") is math
+    monkeypatch.setitem(sys.modules, "datasets", None)  # its import now fails
+    with pytest.raises(ImportError, match=r"^f needs the datasets package: "):
+        checks.import_optional("datasets", "f", "datasets")
+
+
+def test_without_datasets_or_numpy_the_error_says_what_to_install(monkeypatch):
+    # Each function that imports an optional package when called, with it hidden.
+    from encoderlib import SentenceEncoder, load_text_classification, tokenize_dataset
+    from encoderlib.word_order import make_word_order_dataset
+
+    task = make_word_order_dataset(n_train=4, n_test=2)  # before datasets hides
+    words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cat"]
+    tokenizer = WordPieceTokenizer(words)
+    monkeypatch.setitem(sys.modules, "datasets", None)
+    for name, call in {
+        "make_word_order_dataset": lambda: make_word_order_dataset(n_train=2),
+        "load_text_classification": lambda: load_text_classification("word_order"),
+        "tokenize_dataset": lambda: tokenize_dataset(task["train"], tokenizer),
+    }.items():
+        with pytest.raises(ImportError, match=rf"^{name} needs the datasets package"):
+            call()
+    monkeypatch.setitem(sys.modules, "numpy", None)
+    model = SentenceEncoder(tokenizer, Encoder(EncoderConfig.tiny(vocab_size=7)))
+    model.encode(["the cat"])  # a tensor needs no numpy
+    with pytest.raises(ImportError, match=r"convert_to_numpy=True\) needs the numpy"):
+        model.encode(["the cat"], convert_to_numpy=True)

@@ -9,6 +9,7 @@ The tokenizer's text side runs without torch, so its checks are the torch-free
 twins in encoderlib.normalization, worded as encoderlib.checks words them.
 """
 
+import pytest
 import torch
 from bad_input import flag_cases, sweep
 
@@ -378,3 +379,10 @@ def test_pad_batch_equals_a_tokenizer_call():
     assert {name: tensor.tolist() for name, tensor in pad_batch(rows, 0).items()} == {
         name: t.tolist() for name, t in PIECES(["the cat sat.", "unhappily"]).items()
     }
+
+
+def test_a_token_twice_in_a_vocab_file_names_the_file(tmp_path):
+    path = tmp_path / "vocab.txt"
+    path.write_text("\n".join([*SPECIAL_TOKENS, "cat", "cat"]) + "\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"indices 5 and 6, in '.*vocab\.txt'$"):
+        WordPieceTokenizer(path)
