@@ -23,7 +23,6 @@ from typing import Any
 
 import torch
 import torch.nn.functional as F
-from einops import rearrange
 from torch import Tensor, nn
 
 from encoderlib.checks import (
@@ -34,6 +33,7 @@ from encoderlib.checks import (
     check_shape,
     check_tokenizer,
     fail_type,
+    import_optional,
 )
 from encoderlib.encoder import Encoder
 from encoderlib.pooling import POOLINGS
@@ -43,14 +43,9 @@ from encoderlib.tokenization import pad_batch
 
 def _serving_packages(caller: str):
     # onnx and onnxruntime, imported here so that encoderlib imports without them.
-    try:
-        import onnx
-        import onnxruntime
-    except ImportError as error:
-        raise ImportError(
-            f"{caller} needs onnx and onnxruntime: pip install encoderlib[serving]"
-        ) from error
-    return onnx, onnxruntime
+    install = "encoderlib[serving]"
+    onnx = import_optional("onnx", caller, install)
+    return onnx, import_optional("onnxruntime", caller, install)
 
 
 def _check_file_path(name: str, value: object) -> Path:
@@ -79,40 +74,19 @@ def _check_onnx_file(name: str, path: Path, onnx) -> None:
 
 
 class _PaddedGraph(nn.Module):
-    # What the ONNX file computes: the encoder's padded forward, then the pooling
-    # named (None: none). The layers are the Encoder's own; only the embeddings are
-    # taken piece by piece, as their forward checks the ids' values, which a graph
-    # cannot.
+    # What the ONNX file computes: the encoder's own forward, then the pooling
+    # named (None: none). While the exporter traces, the encoder reads no values
+    # (encoderlib.checks.reads_values): it takes its padded path.
 
     def __init__(self, encoder: Encoder, pooling: str | None) -> None:
         super().__init__()
         self.encoder, self.pooling = encoder, pooling
 
     def forward(self, input_ids: Tensor, attention_mask: Tensor) -> Tensor:
-        embeddings, n = self.encoder.embeddings, input_ids.shape[1]
-        x = embeddings.token_embeddings(input_ids)  # (b, n, d)
-        if embeddings.segment_embeddings is not None:  # one sentence: segment 0
-            x = x + embeddings.segment_embeddings(torch.zeros_like(input_ids))
-        positions = embeddings.position_embeddings  # None: inside attention (ch. 17)
-        table = getattr(positions, "weight", getattr(positions, "table", None))
-        start = self.encoder.config.position_offset  # RoBERTa's: pad_token_id + 1
-        if isinstance(table, Tensor) and table.dim() == 2:
-            x = x + rearrange(table[start : start + n], "n d -> 1 n d")
-        elif positions is not None:  # another position module: ask it
-            ids = torch.arange(start, start + n, device=x.device)
-            x = x + positions(rearrange(ids, "n -> 1 n"))
-        x = embeddings.norm(x)
-        if self.encoder.embedding_projection is not None:  # ELECTRA: d_embed → d
-            x = self.encoder.embedding_projection(x)
-        mask = attention_mask.bool()  # (b, n), True = real token
-        biases = self.encoder._score_biases(x)  # chapter 17's T5, ALiBi, windows
-        for layer, bias in zip(self.encoder.layers, biases, strict=True):
-            x = layer(x, mask, score_bias=bias)
-        if self.encoder.final_norm is not None:
-            x = self.encoder.final_norm(x)
-        if self.pooling is not None:
-            return POOLINGS[self.pooling](x, mask)  # (b, d)
-        return x.masked_fill(~rearrange(mask, "b n -> b n 1"), 0.0)  # (b, n, d)
+        x = self.encoder(input_ids, attention_mask)  # (b, n, d), zeros at padding
+        if self.pooling is None:
+            return x
+        return POOLINGS[self.pooling](x, attention_mask.bool())  # (b, d)
 
 
 def export_onnx(
@@ -379,8 +353,10 @@ class Int8Weight(Tensor):
     `torch.cat` of `Int8Weight`s along the rows stays an `Int8Weight`, made once and
     kept (encoderlib's padding-free attention joins the query, key and value weights
     that way on every call). Any other operation returns a plain tensor of the
-    dequantized values. Raises a `TypeError` for a weight that is not a
-    floating-point tensor and a `ValueError` for one that is not 2-D.
+    dequantized values. A write into the weight (`copy_`, `load_state_dict`, `mul_`)
+    is quantized again before the next product or join reads it. Raises a
+    `TypeError` for a weight that is not a floating-point tensor and a `ValueError`
+    for one that is not 2-D.
 
     Example::
 
@@ -402,19 +378,38 @@ class Int8Weight(Tensor):
 
     @classmethod
     def _from_int8(cls, int8: Tensor, scale: Tensor) -> "Int8Weight":
-        values = int8.float() * scale  # what the int8 product multiplies by
-        self = Tensor._make_subclass(cls, values, False)
+        # A plain tensor even inside inference mode, so that it keeps a version.
+        with torch.inference_mode(False):
+            values = int8.float() * scale  # what the int8 product multiplies by
+            self = Tensor._make_subclass(cls, values, False)
+        self._keep(int8, scale)
+        self._joined = {}  # ids of the weights joined after this one → the join
+        return self
+
+    def _keep(self, int8: Tensor, scale: Tensor) -> None:
         self.int8, self.scale = int8, scale
         self._int8_t = int8.t()  # (in, out): _int_mm's right operand
-        self._joined = {}  # ids of the weights joined after this one → the join
+        self._quantized_version = self._version  # in-place writes raise _version
+
+    def _fresh(self) -> "Int8Weight":
+        # Itself, its int8 values quantized again if a write changed the floats;
+        # the floats then become the dequantized values, as the class promises.
+        if self._version != self._quantized_version:
+            with torch.inference_mode(False), torch.no_grad():
+                with torch._C.DisableTorchFunctionSubclass():
+                    int8, scale = _int8_rows(self.detach().float())
+                    self.copy_(int8.float() * scale)
+            self._keep(int8, scale)
         return self
 
     def __deepcopy__(self, memo: dict) -> "Int8Weight":
         """A copy with its own int8 values and scales (`copy.deepcopy`)."""
+        self._fresh()
         return type(self)._from_int8(self.int8.clone(), self.scale.clone())
 
     def __reduce_ex__(self, protocol: int):
         """Pickled (`torch.save`) as its int8 values and scales."""
+        self._fresh()
         return (type(self)._from_int8, (self.int8, self.scale))
 
     @classmethod
@@ -430,7 +425,7 @@ class Int8Weight(Tensor):
             )
             plain = type(x) is Tensor and x.dtype == torch.float32
             if type(weight) is cls and plain and not recording:  # (no autograd rule)
-                return _int8_linear(x, weight, bias)
+                return _int8_linear(x, weight._fresh(), bias)
         if func is torch.cat:
             given = dict(
                 zip(("tensors", "dim")[: len(args)], args, strict=True), **kwargs
@@ -443,17 +438,21 @@ class Int8Weight(Tensor):
 
     def _join(self, others: list["Int8Weight"]) -> "Int8Weight":
         # Made once per set of parts and kept with them, so that their ids stay
-        # theirs: the packed attention joins q, k and v on every forward.
+        # theirs (the packed attention joins q, k and v on every forward), with
+        # the versions it saw: a write into any part makes it anew.
+        parts = [t._fresh() for t in (self, *others)]
+        versions = [t._version for t in parts]
         key = tuple(id(t) for t in others)
-        if key not in self._joined:
-            parts = [self, *others]
+        kept = self._joined.get(key)
+        if kept is None or kept[1] != versions:
             with torch.inference_mode(False):  # kept: usable under autograd later
                 joined = type(self)._from_int8(
                     torch.cat([t.int8 for t in parts]),
                     torch.cat([t.scale for t in parts]),
                 )
-            self._joined[key] = (joined, others)
-        return self._joined[key][0]
+            kept = (joined, versions, others)
+            self._joined[key] = kept
+        return kept[0]
 
 
 def _int8_linear(x: Tensor, weight: Int8Weight, bias: Tensor | None) -> Tensor:

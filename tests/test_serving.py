@@ -186,6 +186,31 @@ def test_int8_weight_joins_copies_pickles_and_falls_back_for_autograd():
     assert torch.allclose(x.grad, parts[0].sum(dim=0).expand(5, 8).detach())
 
 
+def test_an_int8_copy_computes_with_the_weights_written_into_it():
+    # load_state_dict and in-place writes change the float view; the int8 values
+    # must follow, on the padded path and the packed one (joined q, k, v).
+    torch.manual_seed(0)
+    first = Encoder(EncoderConfig.tiny(vocab_size=50)).eval()
+    second = copy.deepcopy(first)
+    with torch.no_grad():
+        for p in second.parameters():
+            p.add_(0.05 * torch.randn_like(p))
+    ids = torch.randint(5, 50, (3, 7))
+    mask = torch.ones(3, 7, dtype=torch.long)
+    mask[2, 4:] = 0  # padding: the packed path
+    ours, theirs = quantize_int8(first), quantize_int8(second)
+    with torch.no_grad():
+        ours(ids, mask), ours(ids)  # the int8 values and joins, made and kept
+        ours.load_state_dict(theirs.state_dict())
+        for m in (mask, None):
+            assert torch.equal(ours(ids, m), theirs(ids, m))
+        ours.layers[0].ffn.fc1.weight.mul_(0)
+        second.layers[0].ffn.fc1.weight.mul_(0)
+        expected = quantize_int8(second)(ids, mask)
+        assert torch.equal(ours(ids, mask), expected)
+        assert torch.equal(copy.deepcopy(ours)(ids, mask), expected)
+
+
 def test_quantize_int8_changes_weights_not_modules(minilm):
     quantized = quantize_int8(minilm)
     assert type(minilm.model.layers[0].attn.q_proj.weight) is nn.Parameter
