@@ -17,6 +17,7 @@ __all__ = [
     "check_choice",
     "check_seed",
     "check_path",
+    "check_device",
     "import_optional",
     "check_labels",
     "TOKENIZER_INTERFACE",
@@ -190,6 +191,34 @@ def check_path(name: str, value: object) -> Path:
     if isinstance(value, (str, Path)) or hasattr(value, "__fspath__"):
         return Path(value)
     raise fail_type(name, "a str or pathlib.Path", value)
+
+
+def check_device(name: str, value: object) -> torch.device:
+    """Return `value`, a device name or `torch.device`, as a device this machine has.
+
+    A name torch cannot read is a `ValueError`, and so is a device this machine
+    lacks (an index at or past `torch.cuda.device_count()`, and the same for
+    MPS, XPU, ...), where moving a model there would fail inside torch with
+    its own error. So is "meta", which holds no data: a model moved there
+    loses its weights for good.
+    """
+    if not isinstance(value, (str, torch.device)):
+        raise fail_type(name, "a device name or torch.device", value)
+    try:
+        device = torch.device(value)
+    except RuntimeError:
+        raise ValueError(
+            f"expected {name} as a name such as 'cpu' or 'cuda:0', got {value!r}"
+        ) from None
+    if device.type == "meta":
+        raise ValueError(f"expected {name} as a device that holds data, got 'meta'")
+    count = getattr(getattr(torch, device.type, None), "device_count", None)
+    if device.type != "cpu" and count is not None and (device.index or 0) >= count():
+        raise ValueError(
+            f"expected {name} as a device this machine has, got {str(device)!r}: "
+            f"torch.{device.type}.device_count() is {count()}"
+        )
+    return device
 
 
 def import_optional(module: str, caller: str, install: str) -> ModuleType:

@@ -33,7 +33,13 @@ from encoderlib.attention import (
     check_tokens,
     scaled_dot_product_attention,
 )
-from encoderlib.checks import as_bool_mask, check_int, check_positive_int, fail_type
+from encoderlib.checks import (
+    as_bool_mask,
+    check_device,
+    check_int,
+    check_positive_int,
+    fail_type,
+)
 
 
 @contextlib.contextmanager
@@ -57,19 +63,6 @@ def native_stderr_silenced() -> Iterator[None]:
         os.dup2(saved, 2)
         os.close(saved)
         os.close(devnull)
-
-
-def _as_device(device: object, *, optional: bool = False) -> torch.device | None:
-    # A str or torch.device (None too when `optional`) as a torch.device.
-    if device is None and optional:
-        return None
-    if not isinstance(device, (str, torch.device)):
-        wanted = "a str, torch.device or None" if optional else "a str or torch.device"
-        raise fail_type("device", wanted, device)
-    try:
-        return torch.device(device)
-    except RuntimeError:
-        raise ValueError(f"expected a device such as 'cpu', got {device!r}") from None
 
 
 def peak_memory(
@@ -97,10 +90,8 @@ def peak_memory(
     """
     if not callable(function):
         raise fail_type("function", "a callable taking no arguments", function)
-    device = _as_device(device)
+    device = check_device("device", device)
     if device.type == "cuda":
-        if not torch.cuda.is_available():
-            raise ValueError(f"expected an available device, got {device} (no CUDA)")
         torch.cuda.synchronize(device)
         torch.cuda.reset_peak_memory_stats(device)
         before = torch.cuda.memory_allocated(device)
@@ -153,7 +144,7 @@ def sliding_window_mask(
     """
     check_int("n", n, 0)
     check_int("window", window, 0)
-    device = _as_device(device, optional=True)
+    device = None if device is None else check_device("device", device)
     positions = torch.arange(n, device=device)
     distance = rearrange(positions, "i -> i 1") - rearrange(positions, "j -> 1 j")
     return distance.abs() <= window

@@ -10,7 +10,6 @@ __all__ = ["EncoderOutput", "bert_init", "Encoder", "EncoderConfig", "EncoderLay
 
 from typing import NamedTuple
 
-import torch
 from einops import rearrange
 from torch import Tensor, nn
 
@@ -129,8 +128,11 @@ class Encoder(nn.Module):
     by every layer (None otherwise); with "rope" every layer's attention has a
     `RotaryEmbedding` as its `qk_transform`. `embedding_projection` is an
     `Linear(d_embed, d_model)` after the embeddings when the config sets
-    `d_embed` (ELECTRA's `embeddings_project`; None otherwise), and position ids
-    run from `position_offset` (RoBERTa's 2) to `position_offset + n - 1`.
+    `d_embed` (ELECTRA's `embeddings_project`; None otherwise). With a
+    `position_offset` (RoBERTa's 2) position ids count a row's tokens that are
+    not `pad_token_id` from the offset on, as RoBERTa's do, so a row padded on
+    the left has the positions of the same row unpadded; a padding token gets
+    `position_offset - 1`.
     Weights start as BERT's: normal(0, 0.02), biases 0.
 
     `forward(input_ids, attention_mask=None, token_type_ids=None,
@@ -305,8 +307,9 @@ class Encoder(nn.Module):
         )
 
     def _position_ids(self, input_ids: Tensor) -> Tensor | None:
-        # (1, n) ids from position_offset, or None (the embeddings count from 0);
-        # a sequence too long for the offset is refused here, with the offset named.
+        # (b, n) ids counting the tokens that are not padding from position_offset
+        # on (padding: offset - 1), or None (the embeddings count from 0); a
+        # sequence too long for the offset is refused here, with the offset named.
         offset = self.config.position_offset
         if not offset or not isinstance(input_ids, Tensor) or input_ids.dim() != 2:
             return None  # the embeddings check the ids themselves
@@ -316,8 +319,9 @@ class Encoder(nn.Module):
                 f"expected at most max_len - position_offset = {max_len} - {offset} "
                 f"= {max_len - offset} tokens, got n={n}"
             )
-        positions = torch.arange(offset, offset + n, device=input_ids.device)
-        return rearrange(positions, "n -> 1 n")
+        pad = self.config.pad_token_id  # None: no padding id (ids are never -1)
+        real = (input_ids != (-1 if pad is None else pad)).long()  # RoBERTa's rule
+        return real.cumsum(dim=1) * real + (offset - 1)
 
     def _shared_bias(self, x: Tensor) -> Tensor | None:
         # The T5 or ALiBi bias (h, n, n) that every layer adds, or None.

@@ -17,6 +17,7 @@ from torch import Tensor, nn
 
 from encoderlib.checks import (
     check_choice,
+    check_device,
     check_flag,
     check_int,
     check_positive_int,
@@ -114,7 +115,7 @@ def _run_classifier(
         max_length = min(512, getattr(config, "max_tokens", 512))
     batches, total = _prediction_batches(data, tokenizer, batch_size, max_length)
     if device is not None:
-        model.to(device)
+        model.to(check_device("device", device))
     device = next(model.parameters()).device
     modes = [(module, module.training) for module in model.modules()]
     logits, labels = [], []
@@ -200,6 +201,11 @@ def predict(
     logits, _ = _run_classifier(
         model, data, tokenizer, batch_size, max_length, device, show_progress_bar
     )
+    if output != "logits" and logits.shape[1] == 1:  # a regression score
+        raise ValueError(
+            f"expected output='logits' for a model with one output (a score), got "
+            f"output={output!r}: the softmax and argmax of one column are constant"
+        )
     return PREDICT_OUTPUTS[output](logits)
 
 

@@ -308,18 +308,23 @@ class EncoderClassifier(nn.Module):
 class MaskedLMHead(nn.Module):
     """BERT's masked-language-model head, its decoder tied to the token embeddings.
 
-    Each token vector goes through `dense` (d → d), GELU and a `LayerNorm`, then
-    `decoder`, a `Linear(d, vocab_size)` whose weight *is* the Parameter of
+    Each token vector goes through `dense` (d_model → d, d the table's width),
+    GELU and a `LayerNorm`, then `decoder`, a `Linear(d, vocab_size)` whose
+    weight *is* the Parameter of
     `token_embeddings` (not a copy): training either use updates both, and the
     tie saves vocab_size × d parameters (Press & Wolf, 2017, arXiv:1608.05859).
     The decoder's bias is the head's own, one per token, initialised to 0; the
     head is made on the table's device, in its dtype. `forward(h)` maps
     (b, n, d) or any (..., d), (m, d) for m selected positions included, to
-    logits (..., vocab_size). `MaskedLMHead.from_encoder(encoder)` ties to an
-    `Encoder`'s token embeddings and uses its eps. Raises TypeError when
+    logits (..., vocab_size). `d_model` is the width of the token vectors, by
+    default d; ELECTRA's embeddings are narrower than its layers (`d_embed`), and
+    its generator's head maps d_model to d the same way.
+    `MaskedLMHead.from_encoder(encoder)` ties to an `Encoder`'s token embeddings
+    and uses its d_model and eps. Raises TypeError when
     `token_embeddings` is not an `nn.Embedding` (or the encoder not an
     `Encoder`) and when h is not a floating-point tensor of the head's dtype;
-    ValueError for eps <= 0 and for h whose last axis is not d.
+    ValueError for eps <= 0, d_model < 1 and for h whose last axis is not
+    d_model.
 
     Example::
 
@@ -328,7 +333,12 @@ class MaskedLMHead(nn.Module):
         torch.Size([2, 5, 1000])
     """
 
-    def __init__(self, token_embeddings: nn.Embedding, eps: float = 1e-12) -> None:
+    def __init__(
+        self,
+        token_embeddings: nn.Embedding,
+        eps: float = 1e-12,
+        d_model: int | None = None,
+    ) -> None:
         """A head tied to `token_embeddings`' table; `eps` is its LayerNorm's epsilon.
 
         See the class docstring for the layers, `forward` and what raises.
@@ -337,12 +347,13 @@ class MaskedLMHead(nn.Module):
         if not isinstance(token_embeddings, nn.Embedding):
             raise fail_type("token_embeddings", "an nn.Embedding", token_embeddings)
         table = token_embeddings.weight  # (vocab_size, d)
-        vocab_size, d_model = table.shape
+        vocab_size, d = table.shape
+        d_model = d if d_model is None else check_positive_int("d_model", d_model)
         self.vocab_size, self.d_model = vocab_size, d_model
         where = dict(device=table.device, dtype=table.dtype)  # the table's
-        self.dense = Linear(d_model, d_model, **where)
-        self.norm = LayerNorm(d_model, eps=eps).to(**where)
-        self.decoder = Linear(d_model, vocab_size, **where)
+        self.dense = Linear(d_model, d, **where)
+        self.norm = LayerNorm(d, eps=eps).to(**where)
+        self.decoder = Linear(d, vocab_size, **where)
         self.decoder.weight = table  # the tie: one Parameter
         bert_init(self.dense)
         nn.init.zeros_(self.decoder.bias)
@@ -352,7 +363,9 @@ class MaskedLMHead(nn.Module):
         """A head tied to `encoder.embeddings.token_embeddings`, with its eps."""
         if not isinstance(encoder, Encoder):
             raise fail_type("encoder", "an encoderlib Encoder", encoder)
-        return cls(encoder.embeddings.token_embeddings, eps=encoder.config.eps)
+        config = encoder.config
+        table = encoder.embeddings.token_embeddings
+        return cls(table, eps=config.eps, d_model=config.d_model)
 
     def forward(self, h: Tensor) -> Tensor:
         """Token vectors (b, n, d), or any (..., d) → logits (..., vocab_size)."""

@@ -11,6 +11,8 @@
 
 __all__ = ["LayerNorm", "ACTIVATIONS", "FeedForward", "EncoderLayer"]
 
+import functools
+import inspect
 from collections.abc import Callable
 
 import torch
@@ -33,6 +35,7 @@ from encoderlib.checks import (
     check_rate,
     check_same_dtype,
     check_tensor,
+    compiling,
 )
 from encoderlib.kernels import Linear, linear
 
@@ -256,6 +259,24 @@ def _torch_activation_name(activation: object) -> str:
     raise ValueError(f"expected a relu or gelu activation, got {activation!r}")
 
 
+@functools.cache
+def _forward_takes(attention_type: type, argument: str) -> bool:
+    # Whether an attention module's forward has this keyword (or **kwargs).
+    parameters = inspect.signature(attention_type.forward).parameters
+    kinds = {p.kind for p in parameters.values()}
+    return argument in parameters or inspect.Parameter.VAR_KEYWORD in kinds
+
+
+def _require_keyword(attention: nn.Module, argument: str, why: str) -> None:
+    # Refuse by name, not by Python's TypeError, an attention whose forward lacks
+    # a keyword the layer passes (chapter 16's local and Linformer take neither).
+    if not compiling() and not _forward_takes(type(attention), argument):
+        raise ValueError(
+            f"expected an attention whose forward takes {argument} ({why}), got "
+            f"{type(attention).__name__}, which does not"
+        )
+
+
 class EncoderLayer(nn.Module):
     """One Transformer encoder layer: self-attention and a feed-forward network.
 
@@ -374,6 +395,11 @@ class EncoderLayer(nn.Module):
         # A bias is passed only when there is one, so that an attention module
         # without that argument (chapter 16's local and Linformer) still fits.
         extra = {} if score_bias is None else {"score_bias": score_bias}
+        if score_bias is not None:
+            why = "the encoder's position bias or local window"
+            _require_keyword(self.attn, "score_bias", why)
+        if return_weights:
+            _require_keyword(self.attn, "return_weights", "output_attentions=True")
         if return_weights:
             return self.attn(h, mask, return_weights=True, **extra)
         return self.attn(h, mask, **extra), None

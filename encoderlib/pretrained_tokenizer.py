@@ -433,7 +433,7 @@ class PretrainedTokenizer:
     def __call__(
         self,
         texts: Sequence[str] | Sequence[tuple[str, str]],
-        max_length: int = 512,
+        max_length: int | None = None,
         padding: bool | str = True,
         truncation: bool = True,
     ) -> "dict[str, Tensor]":
@@ -442,7 +442,8 @@ class PretrainedTokenizer:
         Returns {"input_ids", "attention_mask"} as (b, n) int64 tensors (mask 1 =
         real token), and "token_type_ids" for pairs, as `WordPieceTokenizer` and
         Hugging Face do; padding and its options are `pad_batch`'s. With
-        `truncation=True` every row is cut to `max_length` ids. Raises TypeError
+        `truncation=True` every row is cut to `max_length` ids (None: the folder's
+        `model_max_length`, as Hugging Face cuts, else 512). Raises TypeError
         for a single str (wrap it in a list), items that are not str or (str,
         str), a mix of both, a non-int `max_length` or a non-bool `truncation`;
         ValueError for an empty list, an unknown `padding`, or a `max_length` too
@@ -450,6 +451,8 @@ class PretrainedTokenizer:
         """
         pairs = _check_texts(texts)
         require_bool("truncation", truncation)
+        if max_length is None:
+            max_length = self.model_max_length or 512
         require_int("max_length", max_length, 0)
         limit = max_length if truncation else None
         self._check_max_length(limit, pairs, True)

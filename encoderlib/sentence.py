@@ -26,6 +26,7 @@ from torch import Tensor, nn
 from encoderlib.checkpoints import load_bert_weights
 from encoderlib.checks import (
     check_choice,
+    check_device,
     check_flag,
     check_int,
     check_path,
@@ -53,24 +54,6 @@ def _async_to_device(tensor: Tensor, device: torch.device) -> Tensor:
     if device.type == "cuda":
         return tensor.pin_memory().to(device, non_blocking=True)
     return tensor.to(device)
-
-
-def _encode_device(device: object) -> torch.device:
-    # A device name or torch.device that this machine has, else a clear error.
-    if not isinstance(device, (str, torch.device)):
-        raise fail_type("device", "a device name or torch.device", device)
-    try:
-        device = torch.device(device)
-    except RuntimeError:
-        raise ValueError(
-            f"expected device as a name such as 'cpu' or 'cuda:0', got {device!r}"
-        ) from None
-    if device.type == "cuda" and not torch.cuda.is_available():
-        raise ValueError(
-            f"expected a device this machine has, got {str(device)!r}: "
-            "torch.cuda.is_available() is False"
-        )
-    return device
 
 
 # SentenceEncoder's default cut: all-MiniLM-L6-v2's sentence-transformers setting.
@@ -221,7 +204,7 @@ class SentenceEncoder(nn.Module):
         if not 1 <= dim <= self.dim:
             raise ValueError(f"expected truncate_dim in [1, {self.dim}], got {dim}")
         target = next(self.model.parameters()).device
-        target = target if device is None else _encode_device(device)
+        target = target if device is None else check_device("device", device)
         if precision == "float16" and target.type == "cpu":
             raise ValueError(
                 "expected precision 'float32' or 'bfloat16' on the CPU, got "

@@ -19,6 +19,7 @@ from torch import nn
 
 from encoderlib.checks import (
     check_choice,
+    check_device,
     check_flag,
     check_int,
     check_number,
@@ -174,14 +175,7 @@ def _device_of(model: nn.Module, device: object) -> torch.device:
     if device is None:
         first = next(model.parameters(), None)
         return first.device if first is not None else default_device()
-    if not isinstance(device, (str, torch.device)):
-        raise fail_type("device", "a str or torch.device", device)
-    try:
-        return torch.device(device)
-    except RuntimeError:
-        raise ValueError(
-            f"expected device as 'cpu', 'cuda', 'cuda:0', …, got {device!r}"
-        ) from None
+    return check_device("device", device)
 
 
 def _resolve_precision(precision: str, device: torch.device) -> str:

@@ -354,6 +354,9 @@ def train(
     if options.seed is not None:
         set_seed(options.seed)
     model.to(options.device)
+    # A run starts from no gradients: a failed run, or a backward outside train,
+    # may have left some, which the first step would add to its own.
+    model.zero_grad(set_to_none=True)
     run = _Run(model, loss_fn, train_data, options)
     history, start = TrainingHistory(), time.perf_counter()
     modes = [(module, module.training) for module in model.modules()]

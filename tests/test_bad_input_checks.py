@@ -184,6 +184,27 @@ CASES = {
         TypeError,
         r"tensor as a torch.Tensor, got str 'cpu'",
     ),
+    "ch01 check_device: an int": (
+        lambda: checks.check_device("device", 0),
+        TypeError,
+        r"expected device as a device name or torch.device, got int 0",
+    ),
+    "ch01 check_device: a name torch cannot read": (
+        lambda: checks.check_device("device", "gpu"),
+        ValueError,
+        r"expected device as a name such as 'cpu' or 'cuda:0', got 'gpu'",
+    ),
+    "ch01 check_device: meta": (
+        lambda: checks.check_device("device", torch.device("meta")),
+        ValueError,
+        r"expected device as a device that holds data, got 'meta'",
+    ),
+    "ch01 check_device: a GPU past the count": (
+        lambda: checks.check_device("device", "cuda:64"),
+        ValueError,
+        r"expected device as a device this machine has, got 'cuda:64': "
+        r"torch.cuda.device_count\(\) is \d+",
+    ),
     "ch01 check_tokenizer: a str": (
         lambda: checks.check_tokenizer("tokenizer", "bert-base-uncased"),
         TypeError,

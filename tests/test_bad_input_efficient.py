@@ -15,6 +15,7 @@ import torch
 from bad_input import sweep
 from torch import nn
 
+from encoderlib import Encoder, EncoderConfig
 from encoderlib.attention import MultiHeadAttention
 from encoderlib.efficient import (
     LinformerSelfAttention,
@@ -49,24 +50,25 @@ PEAK_MEMORY = {
     "ch16 peak_memory(device 3)": (
         lambda: peak_memory(lambda: None, device=3),
         TypeError,
-        r"device as a str or torch.device, got int 3",
+        r"device as a device name or torch.device, got int 3",
     ),
     "ch16 peak_memory(device 'gpu')": (
         lambda: peak_memory(lambda: None, device="gpu"),
         ValueError,
-        r"a device such as 'cpu', got 'gpu'",
+        r"device as a name such as 'cpu' or 'cuda:0', got 'gpu'",
     ),
     "ch16 peak_memory(device 'meta')": (
         lambda: peak_memory(lambda: None, device="meta"),
         ValueError,
-        r"device 'cpu' or 'cuda', got 'meta'",
+        r"expected device as a device that holds data, got 'meta'",
     ),
 }
 if not torch.cuda.is_available():
     PEAK_MEMORY["ch16 peak_memory(cuda without a GPU)"] = (
         lambda: peak_memory(lambda: None, device="cuda"),
         ValueError,
-        r"an available device, got cuda \(no CUDA\)",
+        r"device as a device this machine has, got 'cuda': "
+        r"torch.cuda.device_count\(\) is 0",
     )
 
 SLIDING_WINDOW_MASK = {
@@ -98,12 +100,12 @@ SLIDING_WINDOW_MASK = {
     "ch16 sliding_window_mask(device 0)": (
         lambda: sliding_window_mask(4, 1, device=0),
         TypeError,
-        r"device as a str, torch.device or None, got int 0",
+        r"device as a device name or torch.device, got int 0",
     ),
     "ch16 sliding_window_mask(device 'gpu')": (
         lambda: sliding_window_mask(4, 1, device="gpu"),
         ValueError,
-        r"a device such as 'cpu', got 'gpu'",
+        r"device as a name such as 'cpu' or 'cuda:0', got 'gpu'",
     ),
 }
 
@@ -283,7 +285,45 @@ LINFORMER = {
     ),
 }
 
-CASES = {**PEAK_MEMORY, **SLIDING_WINDOW_MASK, **BLOCKED, **LOCAL, **LINFORMER}
+
+def swapped(positional: str, make) -> Encoder:
+    """A tiny encoder whose layers' attention chapter 16's `make` replaced."""
+    encoder = Encoder(EncoderConfig.tiny(vocab_size=50, positional=positional))
+    for layer in encoder.layers:
+        layer.attn = make(layer.attn)
+    return encoder.eval()
+
+
+IDS = torch.randint(5, 50, (1, 9))
+IN_AN_ENCODER = {
+    f"ch16 {name} in an Encoder with {positional} positions": (
+        lambda make=make, positional=positional: swapped(positional, make)(IDS),
+        ValueError,
+        rf"expected an attention whose forward takes score_bias .*, got {name}, "
+        "which does not",
+    )
+    for name, make in (
+        ("LocalSelfAttention", lambda attn: LocalSelfAttention(attn, 2)),
+        ("LinformerSelfAttention", lambda attn: LinformerSelfAttention(attn, 64, 4)),
+    )
+    for positional in ("alibi", "t5")
+}
+IN_AN_ENCODER["ch16 LocalSelfAttention asked for its weights"] = (
+    lambda: swapped("learned", lambda a: LocalSelfAttention(a, 2))(
+        IDS, output_attentions=True
+    ),
+    ValueError,
+    r"takes return_weights \(output_attentions=True\), got LocalSelfAttention",
+)
+
+CASES = {
+    **PEAK_MEMORY,
+    **SLIDING_WINDOW_MASK,
+    **BLOCKED,
+    **LOCAL,
+    **LINFORMER,
+    **IN_AN_ENCODER,
+}
 
 
 test_bad_input_raises_a_clear_error = sweep(CASES)

@@ -25,6 +25,9 @@ MODEL = EncoderClassifier(
     "mean",
     copy=False,
 )
+ONE_OUTPUT = EncoderClassifier(
+    MODEL.encoder, 1, "mean", copy=False
+)  # a score: regression
 TEXTS = ["a dog bit a man", "a man bit a dog"]
 BATCH = {**TOKENIZER(TEXTS), "labels": torch.tensor([0, 1])}
 
@@ -45,6 +48,17 @@ PREDICT = {
         lambda: predict(None, BATCH),
         TypeError,
         r"expected model as an nn\.Module, got None",
+    ),
+    "ch10 predict: the meta device": (
+        lambda: predict(MODEL, BATCH, device="meta"),
+        ValueError,
+        "expected device as a device that holds data, got 'meta'",
+    ),
+    "ch10 predict: labels from one output": (
+        lambda: predict(ONE_OUTPUT, BATCH, output="labels"),
+        ValueError,
+        r"expected output='logits' for a model with one output \(a score\), got "
+        r"output='labels'",
     ),
     "ch10 predict: one str": (
         lambda: predict(MODEL, "a dog bit a man", tokenizer=TOKENIZER),

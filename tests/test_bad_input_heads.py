@@ -166,6 +166,11 @@ MASKED_LM_HEAD = {
         TypeError,
         r"token_embeddings as an nn.Embedding, got None",
     ),
+    "ch09 MaskedLMHead: d_model 0": (
+        lambda: MaskedLMHead(nn.Embedding(10, 4), d_model=0),
+        ValueError,
+        "expected d_model as a positive int, got 0",
+    ),
     "ch09 MaskedLMHead: a Linear": (
         lambda: MaskedLMHead(nn.Linear(8, 8)),
         TypeError,

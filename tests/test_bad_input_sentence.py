@@ -267,7 +267,8 @@ ENCODE = {
         for value, error, message in [
             (0, TypeError, r"expected device as a device name or torch\.device, got"),
             ("gpu", ValueError, r"expected device as a name such as 'cpu'.*'gpu'"),
-            ("cuda:0", ValueError, r"expected a device this machine has, got 'cuda:0'")
+            ("meta", ValueError, r"expected device as a device that holds data"),
+            ("cuda:0", ValueError, r"device as a device this machine has, got 'cuda:0'")
             if not torch.cuda.is_available()
             else ("tpu", ValueError, r"expected device as a name such as"),
         ]

@@ -166,12 +166,17 @@ CASES = {
     "ch10 train: a device that does not exist": (
         lambda: fit(device="gpu"),
         ValueError,
-        "expected device as 'cpu', 'cuda', 'cuda:0', …, got 'gpu'",
+        "expected device as a name such as 'cpu' or 'cuda:0', got 'gpu'",
+    ),
+    "ch10 train: the meta device": (
+        lambda: fit(device="meta"),
+        ValueError,
+        "expected device as a device that holds data, got 'meta'",
     ),
     "ch10 train: device as an int": (
         lambda: fit(device=[0]),
         TypeError,
-        "expected device as a str or torch\\.device, got list",
+        "expected device as a device name or torch\\.device, got list",
     ),
     "ch10 train: seed beyond torch's range": (
         lambda: fit(seed=2**70),

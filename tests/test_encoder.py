@@ -374,7 +374,8 @@ def test_docstring_examples_run():
 
     finder, runner = doctest.DocTestFinder(), doctest.DocTestRunner()
     for obj in (EncoderConfig, Encoder, EncoderOutput):
-        for test in finder.find(obj, globs=vars(module)):
+        # the examples assume `import torch`, as a reader's session has
+        for test in finder.find(obj, globs={"torch": torch, **vars(module)}):
             runner.run(test)
     assert runner.tries >= 4 and runner.failures == 0
 

@@ -423,7 +423,8 @@ def test_docstring_examples_run():
 
     finder, runner = doctest.DocTestFinder(), doctest.DocTestRunner()
     for obj in (EncoderLayer, EncoderLayer.from_torch):
-        for test in finder.find(obj, globs=vars(module)):
+        # the examples assume `import torch`, as a reader's session has
+        for test in finder.find(obj, globs={"torch": torch, **vars(module)}):
             runner.run(test)
     assert runner.tries >= 2 and runner.failures == 0
 

@@ -122,6 +122,25 @@ def test_every_hidden_state_matches_hugging_face(name):
     assert max(gaps.values()) <= 1e-5, gaps
 
 
+@pytest.mark.parametrize("name", FAMILIES)
+def test_left_padding_and_a_pad_id_inside_match_hugging_face(name):
+    # RoBERTa and XLM-R count positions over the tokens that are not pad_token_id,
+    # so a row padded on the left, or holding the pad id among its real tokens,
+    # keeps Hugging Face's positions; the other families count from 0 regardless.
+    theirs = random_model(name)
+    ours = copied(theirs, theirs.state_dict())
+    pad = theirs.config.pad_token_id or 0
+    ids, mask = padded_batch(pad)
+    ids, mask = ids.flip(1), mask.flip(1)  # left padding
+    ids[0, 5] = pad  # the longest row has no padding: the pad id as a real token
+    with torch.no_grad():
+        expected = theirs(ids, attention_mask=mask.long()).last_hidden_state
+        for flags in ({}, {"output_attentions": True}):  # packed, padded
+            out = ours(ids, mask, **flags)
+            out = out if isinstance(out, torch.Tensor) else out.last_hidden_state
+            assert (out - expected)[mask].abs().max() <= 1e-5, (name, flags)
+
+
 def write_bin(model, folder, shards: int) -> None:
     """PyTorch .bin files as older transformers wrote them: one, or shards + index
     (transformers 5 writes safetensors whatever safe_serialization says)."""

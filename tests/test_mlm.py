@@ -473,3 +473,38 @@ def test_a_classifier_on_a_pretrained_mlm_encoder_warns_unless_copy_is_said():
         EncoderClassifier(encoder, 2, "mean")
     assert len(caught) == 1 and "MaskedLanguageModel" in str(caught[0].message)
     assert pretrained.encoder is encoder
+
+
+def test_an_electra_encoder_gets_electras_generator_head():
+    # ELECTRA's embeddings (16) are narrower than its layers (32): the head maps
+    # d_model to the table's width before the tied decoder, as ElectraForMaskedLM.
+    transformers = pytest.importorskip("transformers")
+    from encoderlib.checkpoints import load_pretrained_weights
+    from encoderlib.converters import config_from_pretrained
+
+    config = transformers.ElectraConfig(
+        vocab_size=99,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        intermediate_size=64,
+        embedding_size=16,
+        max_position_embeddings=40,
+    )
+    torch.manual_seed(0)
+    theirs = transformers.ElectraForMaskedLM(config).eval()
+    encoder = Encoder(config_from_pretrained(config))
+    load_pretrained_weights(encoder, theirs.electra.state_dict(), "electra")
+    ours = MaskedLanguageModel(encoder).eval()
+    generator = theirs.generator_predictions
+    with torch.no_grad():
+        ours.head.dense.load_state_dict(generator.dense.state_dict())
+        ours.head.norm.load_state_dict(generator.LayerNorm.state_dict())
+        ours.head.decoder.bias.copy_(theirs.generator_lm_head.bias)
+        ids = torch.randint(3, 99, (2, 9))
+        mask = torch.ones(2, 9, dtype=torch.long)
+        mask[1, 5:] = 0
+        expected = theirs(input_ids=ids, attention_mask=mask).logits
+        got = ours(ids, mask).logits
+    assert ours.head.decoder.weight is encoder.embeddings.token_embeddings.weight
+    assert (got - expected)[mask.bool()].abs().max() <= 1e-5

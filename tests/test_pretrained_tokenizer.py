@@ -205,6 +205,27 @@ def test_the_folder_settings_do_not_leak_into_calls(folders):
     assert len(ours.encode("x " * 50)) == 52
 
 
+def test_without_max_length_a_batch_is_cut_at_the_folders_model_max_length(
+    folders, tmp_path
+):
+    # As Hugging Face cuts with truncation=True: at model_max_length, else 512.
+    import json
+    import shutil
+
+    folder = shutil.copytree(folders["bert"], tmp_path / "bert-64")
+    config_file = folder / "tokenizer_config.json"
+    config = json.loads(config_file.read_text(encoding="utf-8"))
+    config_file.write_text(json.dumps({**config, "model_max_length": 64}))
+    ours = PretrainedTokenizer.from_folder(folder)
+    reference = transformers.AutoTokenizer.from_pretrained(folder)
+    texts = ["x " * 80, "a b"]
+    got = ours(texts)["input_ids"]
+    want = reference(texts, truncation=True, padding=True, return_tensors="pt")
+    assert got.shape == (2, 64) and torch.equal(got, want["input_ids"])
+    lone = PretrainedTokenizer.from_file(folder / "tokenizer.json")  # no limit known
+    assert lone(texts)["input_ids"].shape == (2, 82)
+
+
 def test_from_file_reads_a_lone_tokenizer_json(folders):
     ours = PretrainedTokenizer.from_file(folders["roberta"] / "tokenizer.json")
     # no config: the roles come from the post-processor and the usual spellings

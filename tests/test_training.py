@@ -255,6 +255,20 @@ def test_accumulation_equals_one_big_batch():
     assert abs(h3.grad_norms[0] - h1.grad_norms[0]) > 1e-4
 
 
+def test_a_run_after_a_failed_one_starts_from_no_gradients():
+    # A step that raised (here: an infinite loss) leaves its gradients on the
+    # parameters; the next run must not add them to its first step.
+    data = regression_batches()
+    clean = train(small_net(0), mse, data, steps=2, lr=1e-2, **quiet())
+    net = small_net(0)
+    with pytest.raises(FloatingPointError, match="the loss is inf at step 1"):
+        train(net, lambda m, b: mse(m, b) * math.inf, data, steps=2, **quiet())
+    assert any(p.grad is not None for p in net.parameters())  # what it left
+    retry = train(net, mse, data, steps=2, lr=1e-2, **quiet())
+    assert retry.losses == pytest.approx(clean.losses, rel=1e-6)
+    assert all(torch.isfinite(p).all() for p in net.parameters())
+
+
 def test_epochs_count_optimizer_steps_after_accumulation():
     batches = regression_batches(n_batches=8)
     history = train(
