@@ -308,23 +308,21 @@ class EncoderClassifier(nn.Module):
 class MaskedLMHead(nn.Module):
     """BERT's masked-language-model head, its decoder tied to the token embeddings.
 
-    Each token vector goes through `dense` (d_model → d, d the table's width),
-    GELU and a `LayerNorm`, then `decoder`, a `Linear(d, vocab_size)` whose
-    weight *is* the Parameter of
-    `token_embeddings` (not a copy): training either use updates both, and the
-    tie saves vocab_size × d parameters (Press & Wolf, 2017, arXiv:1608.05859).
-    The decoder's bias is the head's own, one per token, initialised to 0; the
-    head is made on the table's device, in its dtype. `forward(h)` maps
-    (b, n, d) or any (..., d), (m, d) for m selected positions included, to
-    logits (..., vocab_size). `d_model` is the width of the token vectors, by
-    default d; ELECTRA's embeddings are narrower than its layers (`d_embed`), and
-    its generator's head maps d_model to d the same way.
-    `MaskedLMHead.from_encoder(encoder)` ties to an `Encoder`'s token embeddings
-    and uses its d_model and eps. Raises TypeError when
-    `token_embeddings` is not an `nn.Embedding` (or the encoder not an
-    `Encoder`) and when h is not a floating-point tensor of the head's dtype;
-    ValueError for eps <= 0, d_model < 1 and for h whose last axis is not
-    d_model.
+    Each token vector goes through `dense` (d_model → d, d the table's width), GELU
+    and a `LayerNorm`, then `decoder`, a `Linear(d, vocab_size)` whose weight *is*
+    the Parameter of `token_embeddings` (not a copy): training either use updates
+    both, and the tie saves vocab_size × d parameters (Press & Wolf, 2017,
+    arXiv:1608.05859). The decoder's bias is the head's own, one per token,
+    initialised to 0; the head is made on the table's device, in its dtype.
+    `forward(h)` maps (b, n, d_model) or any (..., d_model), (m, d_model) for m
+    selected positions included, to logits (..., vocab_size). `d_model` is the width
+    of the token vectors, by default d; ELECTRA's embeddings are narrower than its
+    layers (`d_embed`), and its generator's head maps d_model to d the same way.
+    `MaskedLMHead.from_encoder(encoder)` ties to an `Encoder`'s token embeddings and
+    uses its d_model and eps. Raises TypeError when `token_embeddings` is not an
+    `nn.Embedding` (or the encoder not an `Encoder`) and when h is not a
+    floating-point tensor of the head's dtype; ValueError for eps <= 0, d_model < 1
+    and for h whose last axis is not d_model.
 
     Example::
 
@@ -368,7 +366,7 @@ class MaskedLMHead(nn.Module):
         return cls(table, eps=config.eps, d_model=config.d_model)
 
     def forward(self, h: Tensor) -> Tensor:
-        """Token vectors (b, n, d), or any (..., d) → logits (..., vocab_size)."""
+        """Token vectors (b, n, d_model), or any (..., d_model) → (..., vocab_size)."""
         check_floating("h", h)
         if h.dim() == 0 or h.shape[-1] != self.d_model:  # any leading axes
             raise ValueError(

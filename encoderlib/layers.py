@@ -400,7 +400,6 @@ class EncoderLayer(nn.Module):
             _require_keyword(self.attn, "score_bias", why)
         if return_weights:
             _require_keyword(self.attn, "return_weights", "output_attentions=True")
-        if return_weights:
             return self.attn(h, mask, return_weights=True, **extra)
         return self.attn(h, mask, **extra), None
 
