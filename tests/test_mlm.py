@@ -479,18 +479,12 @@ def test_an_electra_encoder_gets_electras_generator_head():
     # ELECTRA's embeddings (16) are narrower than its layers (32): the head maps
     # d_model to the table's width before the tied decoder, as ElectraForMaskedLM.
     transformers = pytest.importorskip("transformers")
+    from small_models import small_electra_config
+
     from encoderlib.checkpoints import load_pretrained_weights
     from encoderlib.converters import config_from_pretrained
 
-    config = transformers.ElectraConfig(
-        vocab_size=99,
-        hidden_size=32,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        intermediate_size=64,
-        embedding_size=16,
-        max_position_embeddings=40,
-    )
+    config = small_electra_config()  # 2 layers of width 32, embeddings 16 wide
     torch.manual_seed(0)
     theirs = transformers.ElectraForMaskedLM(config).eval()
     encoder = Encoder(config_from_pretrained(config))
