@@ -85,10 +85,12 @@ from .contrastive import (
     unsupervised_simcse_loss,
 )
 from .converters import (
+    HF_ACTIVATIONS,
     MODEL_TYPES,
     config_from_bert,
     config_from_modernbert,
     config_from_pretrained,
+    read_config_file,
 )
 from .data import PaddingCollator, data_loader, restrict_vocabulary, tokenize_dataset
 from .efficient import (
@@ -177,7 +179,7 @@ from .tokenization import SPECIAL_TOKENS, WordPieceTokenizer, WordTokenizer, pad
 from .train_options import AUTOCAST_DTYPES, TrainOptions
 from .training import compile_or_eager, init_distributed, train
 from .utils import count_parameters, default_device, set_seed
-from .vit import PatchEmbedding, VisionEncoder, load_digits_split
+from .vit import PatchEmbedding, VisionEncoder, load_digits_split, vit_from_pretrained
 from .viz import Table, plot_heatmap, plot_training_history
 from .word_order import (
     WORD_ORDER_ADJECTIVES,
@@ -261,6 +263,8 @@ __all__ = [
     "supervised_simcse_loss",
     "spearman_correlation",
     "sts_spearman",
+    "HF_ACTIVATIONS",
+    "read_config_file",
     "config_from_bert",
     "MODEL_TYPES",
     "config_from_pretrained",
@@ -371,6 +375,7 @@ __all__ = [
     "load_digits_split",
     "PatchEmbedding",
     "VisionEncoder",
+    "vit_from_pretrained",
     "plot_heatmap",
     "Table",
     "plot_training_history",

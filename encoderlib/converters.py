@@ -10,6 +10,8 @@
 """
 
 __all__ = [
+    "HF_ACTIVATIONS",
+    "read_config_file",
     "config_from_bert",
     "MODEL_TYPES",
     "config_from_pretrained",
@@ -21,10 +23,12 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from encoderlib.checks import check_int, fail_type
+from encoderlib.checks import check_int, check_path, fail_type
 from encoderlib.config import EncoderConfig
 
-_HF_ACTIVATIONS = {
+# Hugging Face's `hidden_act` names → encoderlib's `activation` (chapter 15's ViT
+# loader reads them too).
+HF_ACTIVATIONS = {
     "gelu": "gelu",
     "relu": "relu",
     "gelu_new": "gelu_tanh",
@@ -57,16 +61,27 @@ _BERT_KEYS = {
 }
 
 
-def _read_config_file(path: Path) -> dict:
-    # config.json as a dict; a missing file or broken JSON named with its path.
+def read_config_file(path: str | Path) -> dict:
+    """The JSON object in a `config.json`, given the file or the folder holding it.
+
+    Every reader of a Hugging Face folder (this chapter's, chapter 15's ViT) goes
+    through here, so that a bad file is reported the same way: a
+    `FileNotFoundError` naming the path when there is no config.json, and a
+    `ValueError` naming the file when it is not JSON or holds something other
+    than an object. A `TypeError` when `path` is not a str or path.
+    """
+    path = check_path("path", path)
     if path.is_dir():
         path = path / "config.json"
     if not path.is_file():
         raise FileNotFoundError(f"expected a config.json at {str(path)!r}, found none")
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as error:
         raise ValueError(f"expected JSON in {str(path)!r}, got: {error}") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"expected a JSON object in {str(path)!r}, got {data!r:.80}")
+    return data
 
 
 def config_from_bert(hf_config: Mapping | str | Path) -> EncoderConfig:
@@ -93,7 +108,7 @@ def config_from_bert(hf_config: Mapping | str | Path) -> EncoderConfig:
         config_from_bert(bert).d_model  # 32; a folder's path works too
     """
     if isinstance(hf_config, (str, Path)):
-        hf_config = _read_config_file(Path(hf_config))
+        hf_config = read_config_file(hf_config)
     if not isinstance(hf_config, Mapping):
         raise fail_type("hf_config", "a config dict or a path", hf_config)
     model_type = hf_config.get("model_type", "bert")
@@ -125,9 +140,9 @@ def _bert_family_config(hf: Mapping, family: str, **fields: object) -> EncoderCo
     if kind != "absolute":
         raise ValueError(f"expected absolute position embeddings, got {kind!r}")
     act = hf.get("hidden_act", "gelu")
-    if not isinstance(act, str) or act not in _HF_ACTIVATIONS:
+    if not isinstance(act, str) or act not in HF_ACTIVATIONS:
         raise ValueError(
-            f"expected hidden_act in {sorted(_HF_ACTIVATIONS)}, got {act!r}"
+            f"expected hidden_act in {sorted(HF_ACTIVATIONS)}, got {act!r}"
         )
     sizes = dict(
         vocab_size=hf["vocab_size"],
@@ -137,7 +152,7 @@ def _bert_family_config(hf: Mapping, family: str, **fields: object) -> EncoderCo
         d_ff=hf["intermediate_size"],
         max_len=hf.get("max_position_embeddings", 512),
         dropout=hf.get("hidden_dropout_prob", 0.1),
-        activation=_HF_ACTIVATIONS[act],
+        activation=HF_ACTIVATIONS[act],
         type_vocab_size=hf.get("type_vocab_size", 2),
         eps=hf.get("layer_norm_eps", 1e-12),
     )
@@ -192,7 +207,7 @@ _DISTILBERT_KEYS = {
 def _config_dict(hf_config: object) -> dict:
     # A dict, a config.json path or its folder, or a transformers config object.
     if isinstance(hf_config, (str, Path)):
-        return _read_config_file(Path(hf_config))
+        return read_config_file(hf_config)
     if isinstance(hf_config, Mapping):
         return dict(hf_config)
     to_dict = getattr(hf_config, "to_dict", None)
@@ -229,8 +244,8 @@ def _read_distilbert(hf: dict) -> EncoderConfig:
             f"missing {', '.join(absent)}"
         )
     act = hf.get("activation", "gelu")
-    if not isinstance(act, str) or act not in _HF_ACTIVATIONS:
-        wanted = sorted(_HF_ACTIVATIONS)
+    if not isinstance(act, str) or act not in HF_ACTIVATIONS:
+        wanted = sorted(HF_ACTIVATIONS)
         raise ValueError(f"expected activation in {wanted}, got {act!r}")
     fields = dict(
         vocab_size=hf["vocab_size"],
@@ -240,7 +255,7 @@ def _read_distilbert(hf: dict) -> EncoderConfig:
         d_ff=hf["hidden_dim"],
         max_len=hf.get("max_position_embeddings", 512),
         dropout=hf.get("dropout", 0.1),
-        activation=_HF_ACTIVATIONS[act],
+        activation=HF_ACTIVATIONS[act],
         type_vocab_size=0,
         eps=1e-12,
         pad_token_id=hf.get("pad_token_id", 0),
@@ -306,9 +321,10 @@ def config_from_pretrained(hf_config: object) -> EncoderConfig:
             "output, and an Encoder attends both ways"
         )
     if model_type not in MODEL_TYPES:
+        vit = " (a ViT: chapter 15's vit_from_pretrained reads it)"
         raise ValueError(
             f"expected model_type as one of {supported}, the families encoderlib "
-            f"reads, got {model_type!r}"
+            f"reads, got {model_type!r}{vit if model_type == 'vit' else ''}"
         )
     return MODEL_TYPES[model_type](hf)
 
@@ -325,7 +341,7 @@ _MODERNBERT_SIZES = (
 def _modernbert_dict(hf_config: object) -> dict:
     # A ModernBertConfig (anything with to_dict), a dict, or a config.json path.
     if isinstance(hf_config, (str, Path)):
-        return _read_config_file(Path(hf_config))  # chapter 13's reader
+        return read_config_file(hf_config)  # chapter 13's reader
     if isinstance(hf_config, Mapping):
         return dict(hf_config)
     to_dict = getattr(hf_config, "to_dict", None)

@@ -176,8 +176,9 @@ class SentenceEncoder(nn.Module):
         `torch.autocast` (float16 on a GPU only); the output stays float32
         (sentence-transformers' `precision` quantizes the output instead).
         `truncate_dim=k` keeps the first k of the d features (Matryoshka vectors),
-        then normalises: sentence-transformers'
-        `encode(truncate_dim=k, normalize_embeddings=True)`. An empty list gives a
+        then normalises them when normalisation is on, as sentence-transformers'
+        `encode(truncate_dim=k, normalize_embeddings=True)` does; with it off, the
+        k features are the encoder's, unscaled. An empty list gives a
         (0, k or d) result. Raises a `TypeError` for a single str, a set or mapping
         (they have no order), an item that is not a str or an option of the wrong
         type, and a `ValueError` for `batch_size` < 1, an unknown precision,

@@ -6,24 +6,34 @@
 - 15. The Vision Transformer (chapters/15_vision_transformer.ipynb)
 """
 
-__all__ = ["load_digits_split", "PatchEmbedding", "VisionEncoder"]
+__all__ = [
+    "load_digits_split",
+    "PatchEmbedding",
+    "VisionEncoder",
+    "vit_from_pretrained",
+]
 
 import math
+import re
+from pathlib import Path
 
 import torch
 from einops import rearrange, repeat
 from einops.layers.torch import Rearrange
 from torch import Tensor, nn
 
+from encoderlib.checkpoints import read_weights
 from encoderlib.checks import (
     check_flag,
     check_int,
+    check_path,
     check_positive_int,
     check_rate,
     check_same_dtype,
     check_tensor,
     fail_type,
 )
+from encoderlib.converters import HF_ACTIVATIONS, read_config_file
 from encoderlib.embeddings import LearnedPositionalEmbedding
 from encoderlib.encoder import EncoderLayer
 from encoderlib.heads import ClassificationHead
@@ -301,3 +311,170 @@ class VisionEncoder(nn.Module):
         """The layer count and norm placement, shown by print(model)."""
         norm = "pre-norm" if self.norm_first else "post-norm"
         return f"{len(self.layers)} layers, {norm}"
+
+
+# ViTConfig's defaults, for keys a config.json leaves out.
+_VIT_DEFAULTS = {
+    "image_size": 224,
+    "patch_size": 16,
+    "num_channels": 3,
+    "hidden_size": 768,
+    "num_hidden_layers": 12,
+    "num_attention_heads": 12,
+    "intermediate_size": 3072,
+    "hidden_act": "gelu",
+    "hidden_dropout_prob": 0.0,
+    "layer_norm_eps": 1e-12,
+    "qkv_bias": True,
+}
+# Hugging Face's ViT names → ours. Per layer, after "layers.{i}.": the file layout
+# (what save_pretrained writes, transformers 4's modules) and transformers 5's
+# modules in memory. Outside the layers: the embeddings, the final norm, the head.
+_VIT_LAYER_NAMES = {
+    "attention.attention.query": "attn.q_proj",
+    "attention.attention.key": "attn.k_proj",
+    "attention.attention.value": "attn.v_proj",
+    "attention.output.dense": "attn.out_proj",
+    "intermediate.dense": "ffn.fc1",
+    "output.dense": "ffn.fc2",
+    "attention.q_proj": "attn.q_proj",
+    "attention.k_proj": "attn.k_proj",
+    "attention.v_proj": "attn.v_proj",
+    "attention.o_proj": "attn.out_proj",
+    "mlp.fc1": "ffn.fc1",
+    "mlp.fc2": "ffn.fc2",
+    "layernorm_before": "norm1",
+    "layernorm_after": "norm2",
+}
+_VIT_OTHER_NAMES = {
+    "embeddings.cls_token": "cls_token",
+    "embeddings.position_embeddings": "position_embeddings.weight",
+    "embeddings.patch_embeddings.projection.weight": (
+        "patch_embedding.projection.weight"
+    ),
+    "embeddings.patch_embeddings.projection.bias": "patch_embedding.projection.bias",
+    "layernorm.weight": "final_norm.weight",
+    "layernorm.bias": "final_norm.bias",
+    "classifier.weight": "head.classifier.weight",
+    "classifier.bias": "head.classifier.bias",
+}
+_VIT_LAYER_KEY = re.compile(r"(?:encoder\.layer|layers)\.(\d+)\.(.+)\.(weight|bias)")
+
+
+def _vit_name(key: str) -> str | None:
+    # A checkpoint key (with or without ViTForImageClassification's "vit.") → ours.
+    bare = key.removeprefix("vit.")
+    if bare in _VIT_OTHER_NAMES:
+        return _VIT_OTHER_NAMES[bare]
+    match = _VIT_LAYER_KEY.fullmatch(bare)
+    if match and match[2] in _VIT_LAYER_NAMES:
+        return f"layers.{match[1]}.{_VIT_LAYER_NAMES[match[2]]}.{match[3]}"
+    return None
+
+
+def _vit_sizes(hf: dict, path: Path) -> dict:
+    # VisionEncoder's arguments from a ViT config.json (its keys named on refusal).
+    if hf.get("model_type") != "vit":
+        raise ValueError(
+            f"expected a ViT config (model_type 'vit') in {str(path)!r}, got "
+            f"model_type {hf.get('model_type')!r} (text encoders: from_pretrained)"
+        )
+    hf = _VIT_DEFAULTS | hf
+    for key in ("image_size", "patch_size"):  # 224 or [224, 224]: square only
+        value = hf[key]
+        if isinstance(value, list) and len(value) == 2 and value[0] == value[1]:
+            hf[key] = value[0]
+        elif isinstance(value, list):
+            raise ValueError(f"expected a square {key}, got {value!r} in {path.name}")
+    act = hf["hidden_act"]
+    if not isinstance(act, str) or act not in HF_ACTIVATIONS:
+        raise ValueError(
+            f"expected hidden_act in {sorted(HF_ACTIVATIONS)}, got {act!r} in "
+            f"{path.name}"
+        )
+    return {
+        "image_size": hf["image_size"],
+        "patch_size": hf["patch_size"],
+        "in_channels": hf["num_channels"],
+        "d_model": hf["hidden_size"],
+        "n_layers": hf["num_hidden_layers"],
+        "n_heads": hf["num_attention_heads"],
+        "d_ff": hf["intermediate_size"],
+        "n_classes": len(hf.get("id2label") or {}) or hf.get("num_labels", 2),
+        "dropout": hf["hidden_dropout_prob"],
+        "activation": HF_ACTIVATIONS[act],
+        "eps": hf["layer_norm_eps"],
+    }
+
+
+def vit_from_pretrained(folder: str | Path) -> VisionEncoder:
+    """A Hugging Face ViT folder (config.json and weights) read into a VisionEncoder.
+
+    `folder` is a local folder as `save_pretrained` writes a `ViTModel` or a
+    `ViTForImageClassification` (nothing is downloaded). The sizes come from
+    config.json, the weights from `read_weights` (safetensors or .bin, sharded or
+    not, either transformers layout), with three reshapes: the class token
+    (1, 1, d) → (d,), the positions (1, n + 1, d) → (n + 1, d) and the patch
+    convolution (d, c, p, p) → (d, p·p·c), patches read as `PatchEmbedding`
+    reads them. A classifier folder keeps its head, so the logits equal
+    Hugging Face's; a `ViTModel` folder has none, and its `head` is an
+    `nn.Identity`, so that `model(images)` gives the final `[CLS]` vectors, as
+    `embed` does. The pooler (a tanh layer after `[CLS]`) is not read. Without
+    `qkv_bias` the query, key and value biases are zeros. The model comes back
+    in eval mode on the CPU, in float32. Images go in as the folder's
+    preprocessor_config.json prepares them (resized to `image_size`, scaled to
+    [0, 1], normalised with `image_mean` and `image_std`). Raises a `TypeError`
+    for a folder that is not a str or Path, `FileNotFoundError` for a missing
+    folder, config.json or weights file, and `ValueError` for another
+    model_type, a non-square image or patch, an activation encoderlib lacks,
+    and checkpoint entries that are missing, unknown or of the wrong shape.
+
+    Example::
+
+        hf_vit.save_pretrained(folder)  # a transformers ViTForImageClassification
+        model = vit_from_pretrained(folder)
+        model(images).shape  # (b, num_labels): Hugging Face's logits
+    """
+    folder = check_path("folder", folder)
+    if not folder.is_dir():
+        raise FileNotFoundError(f"expected a ViT folder on disk, got {str(folder)!r}")
+    hf = read_config_file(folder)
+    model = VisionEncoder(**_vit_sizes(hf, folder / "config.json"))
+    weights = read_weights(folder)
+    if not any(_vit_name(key) == "head.classifier.weight" for key in weights):
+        model.head = nn.Identity()  # a ViTModel: no classifier to load
+    targets = model.state_dict()
+    state, unexpected = {}, []
+    for key, value in weights.items():
+        name = _vit_name(key)
+        if name is None:
+            if not key.removeprefix("vit.").startswith("pooler."):
+                unexpected.append(key)
+            continue
+        if name == "cls_token":
+            value = value.reshape(-1)  # (1, 1, d) → (d,)
+        elif name == "position_embeddings.weight":
+            value = value.reshape(value.shape[-2:])  # (1, n + 1, d) → (n + 1, d)
+        elif name == "patch_embedding.projection.weight" and value.dim() == 4:
+            value = rearrange(value, "d c p1 p2 -> d (p1 p2 c)")
+        if name not in targets:  # a layer past num_hidden_layers, say
+            unexpected.append(key)
+            continue
+        if value.shape != targets[name].shape:
+            raise ValueError(
+                f"shape mismatch for {key} → {name}: expected "
+                f"{tuple(targets[name].shape)}, got {tuple(value.shape)}"
+            )
+        state[name] = value
+    if not hf.get("qkv_bias", True):
+        for name in targets:
+            if re.fullmatch(r"layers\.\d+\.attn\.[qkv]_proj\.bias", name):
+                state.setdefault(name, torch.zeros_like(targets[name]))
+    missing = [name for name in targets if name not in state]
+    if missing or unexpected:
+        raise ValueError(
+            f"the checkpoint in {str(folder)!r} does not match its config.json: "
+            f"missing {missing[:5]}, unexpected {unexpected[:5]}"
+        )
+    model.load_state_dict(state)  # copies, cast to float32
+    return model.eval()

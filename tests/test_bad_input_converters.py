@@ -20,6 +20,7 @@ from encoderlib.converters import (
     config_from_bert,
     config_from_modernbert,
     config_from_pretrained,
+    read_config_file,
 )
 
 BERT = {
@@ -359,6 +360,16 @@ PRETRAINED_CASES = {
         ValueError,
         r"expected embedding_size as a positive int, got 0 \(in the ELECTRA config\)",
     ),
+    "ch13 config_from_pretrained: a ViT, pointed to chapter 15": (
+        lambda: config_from_pretrained({"model_type": "vit"}),
+        ValueError,
+        r"got 'vit' \(a ViT: chapter 15's vit_from_pretrained reads it\)",
+    ),
+    "ch13 read_config_file(path as int)": (
+        lambda: read_config_file(7),
+        TypeError,
+        r"expected path as a str or pathlib.Path, got int 7",
+    ),
     "ch13 config_from_pretrained: a ModernBERT refusal": (
         lambda: config_from_pretrained({**HF_DICT, "hidden_activation": "relu"}),
         ValueError,
@@ -371,7 +382,9 @@ test_bad_input_raises_a_clear_error = sweep(
 )
 
 
-@pytest.mark.parametrize("read", [config_from_bert, config_from_modernbert])
+@pytest.mark.parametrize(
+    "read", [config_from_bert, config_from_modernbert, read_config_file]
+)
 def test_missing_file_and_broken_json(read, tmp_path):
     with pytest.raises(FileNotFoundError, match=r"expected a config\.json at .*none"):
         read(tmp_path / "nowhere")
@@ -379,6 +392,9 @@ def test_missing_file_and_broken_json(read, tmp_path):
         read(tmp_path)  # a folder without config.json
     (tmp_path / "config.json").write_text("{not json", encoding="utf-8")
     with pytest.raises(ValueError, match=r"expected JSON in .*config\.json.*got"):
+        read(tmp_path)
+    (tmp_path / "config.json").write_text("[1, 2]", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"expected a JSON object in .*, got \[1, 2\]"):
         read(tmp_path)
 
 

@@ -3,16 +3,25 @@
 `load_digits_split`, `PatchEmbedding` and `VisionEncoder` are fed each class of
 bad input (wrong Python types, sizes below 1, an image size the patches do not
 divide, images of the wrong rank, shape, channel count or dtype, a flag that is
-not a bool, a split that leaves a side without every digit) and must raise a
+not a bool, a split that leaves a side without every digit, a ViT folder that is
+missing, broken, of another model or with weights that do not fit) and must raise a
 TypeError or ValueError whose message names what was expected and what was
 received. An empty batch gives empty logits, as the docstrings promise.
 """
 
+import json
+from pathlib import Path
+
 import pytest
 import torch
-from bad_input import sweep
+from bad_input import scratch_folder, sweep
 
-from encoderlib.vit import PatchEmbedding, VisionEncoder, load_digits_split
+from encoderlib.vit import (
+    PatchEmbedding,
+    VisionEncoder,
+    load_digits_split,
+    vit_from_pretrained,
+)
 
 IMAGES = torch.rand(2, 1, 8, 8)  # (b, c, H, W)
 
@@ -293,7 +302,128 @@ LOAD_DIGITS_SPLIT = {
     ),
 }
 
-CASES = {**PATCH_EMBEDDING, **VISION_ENCODER, **LOAD_DIGITS_SPLIT}
+
+def vit_folder(config: dict | None = None, weights=None) -> Path:
+    """A folder as save_pretrained writes a small ViTForImageClassification, with
+    `config` merged into its config.json and `weights(state)` editing its tensors."""
+    transformers = pytest.importorskip("transformers")
+    from safetensors.torch import load_file, save_file
+
+    folder = scratch_folder("vit-folder-")
+    torch.manual_seed(0)
+    hf_config = transformers.ViTConfig(
+        image_size=8,
+        patch_size=4,
+        num_channels=1,
+        hidden_size=16,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=32,
+    )
+    transformers.ViTForImageClassification(hf_config).save_pretrained(folder)
+    path = folder / "config.json"
+    path.write_text(json.dumps(json.loads(path.read_text()) | (config or {})))
+    if weights is not None:
+        state = load_file(folder / "model.safetensors")
+        weights(state)
+        save_file(state, folder / "model.safetensors")
+    return folder
+
+
+def drop_key(state: dict) -> None:
+    del state["vit.layernorm.bias"]
+
+
+def add_key(state: dict) -> None:
+    state["vit.embeddings.mask_token"] = torch.zeros(1, 1, 16)
+
+
+def wrong_shape(state: dict) -> None:
+    state["vit.layernorm.bias"] = torch.zeros(17)
+
+
+def empty_folder() -> Path:
+    return scratch_folder("vit-empty-")
+
+
+VIT_FROM_PRETRAINED = {
+    "ch15 vit_from_pretrained(folder as int)": (
+        lambda: vit_from_pretrained(3),
+        TypeError,
+        r"expected folder as a str or pathlib.Path, got int 3",
+    ),
+    "ch15 vit_from_pretrained(no such folder)": (
+        lambda: vit_from_pretrained(empty_folder() / "nowhere"),
+        FileNotFoundError,
+        r"expected a ViT folder on disk, got .*nowhere",
+    ),
+    "ch15 vit_from_pretrained(no config.json)": (
+        lambda: vit_from_pretrained(empty_folder()),
+        FileNotFoundError,
+        r"expected a config\.json at .*config\.json', found none",
+    ),
+    "ch15 vit_from_pretrained(a BERT folder)": (
+        lambda: vit_from_pretrained(vit_folder({"model_type": "bert"})),
+        ValueError,
+        r"expected a ViT config \(model_type 'vit'\) in .*, got model_type 'bert'",
+    ),
+    "ch15 vit_from_pretrained(image 8 by 16)": (
+        lambda: vit_from_pretrained(vit_folder({"image_size": [8, 16]})),
+        ValueError,
+        r"expected a square image_size, got \[8, 16\] in config\.json",
+    ),
+    "ch15 vit_from_pretrained(hidden_act silu)": (
+        lambda: vit_from_pretrained(vit_folder({"hidden_act": "silu"})),
+        ValueError,
+        r"expected hidden_act in \['gelu', .*\], got 'silu' in config\.json",
+    ),
+    "ch15 vit_from_pretrained(hidden_size 15)": (
+        lambda: vit_from_pretrained(vit_folder({"hidden_size": 15})),
+        ValueError,
+        r"d_model.*divisible by n_heads|n_heads.*divide",
+    ),
+    "ch15 vit_from_pretrained(a weight missing)": (
+        lambda: vit_from_pretrained(vit_folder(weights=drop_key)),
+        ValueError,
+        r"does not match its config\.json: missing \['final_norm\.bias'\], "
+        r"unexpected \[\]",
+    ),
+    "ch15 vit_from_pretrained(an unknown weight)": (
+        lambda: vit_from_pretrained(vit_folder(weights=add_key)),
+        ValueError,
+        r"missing \[\], unexpected \['vit\.embeddings\.mask_token'\]",
+    ),
+    "ch15 vit_from_pretrained(no layers)": (
+        lambda: vit_from_pretrained(vit_folder({"num_hidden_layers": 0})),
+        ValueError,
+        r"expected n_layers as a positive int, got 0",
+    ),
+    "ch15 vit_from_pretrained(a weight of the wrong shape)": (
+        lambda: vit_from_pretrained(vit_folder(weights=wrong_shape)),
+        ValueError,
+        r"shape mismatch for vit\.layernorm\.bias → final_norm\.bias: expected "
+        r"\(16,\), got \(17,\)",
+    ),
+    "ch15 vit_from_pretrained(broken config.json)": (
+        lambda: vit_from_pretrained(broken_config()),
+        ValueError,
+        r"expected JSON in .*config\.json.*got",
+    ),
+}
+
+
+def broken_config() -> Path:
+    folder = scratch_folder("vit-broken-")
+    (folder / "config.json").write_text("{not json", encoding="utf-8")
+    return folder
+
+
+CASES = {
+    **PATCH_EMBEDDING,
+    **VISION_ENCODER,
+    **LOAD_DIGITS_SPLIT,
+    **VIT_FROM_PRETRAINED,
+}
 
 
 test_bad_input_raises_a_clear_error = sweep(CASES)

@@ -71,6 +71,8 @@ def test_truncate_dim_cuts_then_normalises():
     assert (cut - expected).abs().max() <= TOLERANCE
     assert torch.allclose(cut.norm(dim=-1), torch.ones(len(TEXTS)), atol=1e-5)
     assert ours.encode([], truncate_dim=4).shape == (0, 4)
+    # normalisation off: the first 4 features as the encoder gives them, unscaled
+    assert torch.equal(ours.encode(TEXTS, truncate_dim=4, normalize=False), full[:, :4])
 
 
 def test_normalize_none_takes_the_encoders_setting():

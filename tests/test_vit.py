@@ -1,8 +1,9 @@
 """encoderlib.vit: the patch embedding, the Vision Transformer and the digits loader.
 
 Reference tests: the patch embedding equals a strided `nn.Conv2d` with copied
-weights, and the whole `VisionEncoder` equals Hugging Face's
-`ViTForImageClassification` with copied weights (logits and attention maps).
+weights, and a Hugging Face `ViTForImageClassification` or `ViTModel` folder, read by
+`vit_from_pretrained`, computes what Hugging Face's model computes (logits,
+attention maps, the final [CLS] vectors).
 Property tests: without positions the model cannot see where a patch sits; with
 positions, moving the patches and their position rows together changes nothing;
 every image of a batch is computed on its own.
@@ -19,9 +20,15 @@ from hypothesis import strategies as st
 from torch import nn
 
 from encoderlib.checks import count_host_reads
+from encoderlib.heads import ClassificationHead
 from encoderlib.training import train
 from encoderlib.utils import count_parameters
-from encoderlib.vit import PatchEmbedding, VisionEncoder, load_digits_split
+from encoderlib.vit import (
+    PatchEmbedding,
+    VisionEncoder,
+    load_digits_split,
+    vit_from_pretrained,
+)
 
 
 def small_vit(seed: int = 0, **changes) -> VisionEncoder:
@@ -87,115 +94,61 @@ def test_patch_embedding_attributes_and_repr():
     assert "n_patches=16" in repr(patches) and "(p1 p2 c)" in repr(patches)
 
 
-# The whole model against Hugging Face's ViT ----------------------------------------
+# The whole model against Hugging Face's ViT, read from its folder -----------------
 
 
-def hugging_face_names(state: dict) -> dict:
-    """Our parameter name for each of HF's, for transformers 5 and 4 layouts."""
-    new_layout = any(".layers." in key for key in state)
-    names = {
-        "vit.embeddings.cls_token": "cls_token",
-        "vit.embeddings.position_embeddings": "position_embeddings.weight",
-        "vit.embeddings.patch_embeddings.projection.weight": (
-            "patch_embedding.projection.weight"
-        ),
-        "vit.embeddings.patch_embeddings.projection.bias": (
-            "patch_embedding.projection.bias"
-        ),
-        "vit.layernorm.weight": "final_norm.weight",
-        "vit.layernorm.bias": "final_norm.bias",
-        "classifier.weight": "head.classifier.weight",
-        "classifier.bias": "head.classifier.bias",
-    }
-    if new_layout:  # transformers 5: vit.layers.i.attention.q_proj, mlp.fc1, ...
-        parts = {
-            "attention.q_proj": "attn.q_proj",
-            "attention.k_proj": "attn.k_proj",
-            "attention.v_proj": "attn.v_proj",
-            "attention.o_proj": "attn.out_proj",
-            "mlp.fc1": "ffn.fc1",
-            "mlp.fc2": "ffn.fc2",
-        }
-        prefix = "vit.layers.{i}."
-    else:  # transformers 4: vit.encoder.layer.i.attention.attention.query, ...
-        parts = {
-            "attention.attention.query": "attn.q_proj",
-            "attention.attention.key": "attn.k_proj",
-            "attention.attention.value": "attn.v_proj",
-            "attention.output.dense": "attn.out_proj",
-            "intermediate.dense": "ffn.fc1",
-            "output.dense": "ffn.fc2",
-        }
-        prefix = "vit.encoder.layer.{i}."
-    parts |= {"layernorm_before": "norm1", "layernorm_after": "norm2"}
-    n_layers = 1 + max(
-        int(key.split(".")[2 if new_layout else 3])
-        for key in state
-        if key.startswith(prefix.split("{")[0])
-    )
-    for i in range(n_layers):
-        for theirs, ours in parts.items():
-            for kind in ("weight", "bias"):
-                names[f"{prefix.format(i=i)}{theirs}.{kind}"] = (
-                    f"layers.{i}.{ours}.{kind}"
-                )
-    return names
-
-
-def copy_from_hugging_face(hf_model, patch_size: int) -> dict:
-    """A VisionEncoder state dict with the weights of a ViTForImageClassification."""
-    state = hf_model.state_dict()
-    ours = {}
-    for theirs, name in hugging_face_names(state).items():
-        value = state[theirs]
-        if name == "cls_token":
-            value = value.reshape(-1)  # (1, 1, d) → (d,)
-        elif name == "position_embeddings.weight":
-            value = value[0]  # (1, n + 1, d) → (n + 1, d)
-        elif name == "patch_embedding.projection.weight":  # (d, c, p, p) → (d, p·p·c)
-            value = rearrange(value, "d c p1 p2 -> d (p1 p2 c)")
-        ours[name] = value
-    assert len(ours) == len(state), sorted(set(state) - set(hugging_face_names(state)))
-    return ours
-
-
-@pytest.mark.parametrize(
-    ("image_size", "patch_size", "channels"), [(8, 2, 1), (12, 4, 3)]
-)
-def test_vision_encoder_equals_hugging_face_vit(image_size, patch_size, channels):
+def hugging_face_vit(kind: str = "ViTForImageClassification", **changes):
+    """A small transformers ViT with every weight random (biases and norms too)."""
     transformers = pytest.importorskip("transformers")
-    config = transformers.ViTConfig(
-        image_size=image_size,
-        patch_size=patch_size,
-        num_channels=channels,
+    sizes = dict(
+        image_size=8,
+        patch_size=2,
+        num_channels=1,
         hidden_size=32,
         num_hidden_layers=3,
         num_attention_heads=4,
         intermediate_size=64,
-        hidden_act="gelu",
-        layer_norm_eps=1e-5,
         num_labels=7,
-        qkv_bias=True,
-        hidden_dropout_prob=0.0,
-        attention_probs_dropout_prob=0.0,
     )
+    config = transformers.ViTConfig(**(sizes | changes))
     config._attn_implementation = "eager"  # attention maps come back
     torch.manual_seed(0)
-    theirs = transformers.ViTForImageClassification(config).eval()
-    with torch.no_grad():  # random values everywhere, biases and norms included
-        for parameter in theirs.parameters():
+    model = getattr(transformers, kind)(config).eval()
+    with torch.no_grad():
+        for parameter in model.parameters():
             parameter.add_(0.1 * torch.randn_like(parameter))
-    ours = VisionEncoder(
+    return model
+
+
+def saved(model, folder, layout: str = "file"):
+    """`folder` with `model` in it: as save_pretrained writes it ("file", the
+    transformers 4 names), or with the names of the modules in memory ("memory",
+    transformers 5's `layers.i.attention.q_proj`)."""
+    model.save_pretrained(folder)
+    if layout == "memory":
+        from safetensors.torch import save_file
+
+        state = {key: value.contiguous() for key, value in model.state_dict().items()}
+        save_file(state, folder / "model.safetensors")
+    return folder
+
+
+@pytest.mark.parametrize("layout", ["file", "memory"])
+@pytest.mark.parametrize(
+    ("image_size", "patch_size", "channels"), [(8, 2, 1), (12, 4, 3)]
+)
+def test_a_hugging_face_vit_folder_computes_the_same(
+    tmp_path, layout, image_size, patch_size, channels
+):
+    theirs = hugging_face_vit(
         image_size=image_size,
         patch_size=patch_size,
-        in_channels=channels,
-        d_model=32,
-        n_layers=3,
-        n_heads=4,
-        d_ff=64,
-        n_classes=7,
-    ).eval()
-    ours.load_state_dict(copy_from_hugging_face(theirs, patch_size))
+        num_channels=channels,
+        layer_norm_eps=1e-5,
+    )
+    ours = vit_from_pretrained(saved(theirs, tmp_path, layout))
+    assert not ours.training and isinstance(ours.head, ClassificationHead)
+    assert count_parameters(ours) == count_parameters(theirs)
     images = torch.randn(5, channels, image_size, image_size)
     with torch.no_grad():
         reference = theirs(pixel_values=images, output_attentions=True)
@@ -204,6 +157,34 @@ def test_vision_encoder_equals_hugging_face_vit(image_size, patch_size, channels
     assert len(attentions) == len(reference.attentions) == 3
     for mine, hf in zip(attentions, reference.attentions, strict=True):
         torch.testing.assert_close(mine, hf, atol=1e-5, rtol=1e-5)
+
+
+def test_a_vit_model_folder_gives_the_final_cls_vectors(tmp_path):
+    theirs = hugging_face_vit("ViTModel")  # no classifier; a pooler, not read
+    ours = vit_from_pretrained(saved(theirs, tmp_path))
+    assert isinstance(ours.head, nn.Identity)
+    images = torch.randn(4, 1, 8, 8)
+    with torch.no_grad():
+        reference = theirs(pixel_values=images).last_hidden_state[:, 0]
+        torch.testing.assert_close(ours(images), reference, atol=1e-5, rtol=1e-5)
+        torch.testing.assert_close(ours.embed(images), reference, atol=1e-5, rtol=1e-5)
+
+
+def test_without_qkv_biases_and_in_bfloat16_the_folder_still_reads(tmp_path):
+    theirs = hugging_face_vit(qkv_bias=False, hidden_act="gelu_new")
+    (tmp_path / "fp32").mkdir()
+    ours = vit_from_pretrained(saved(theirs, tmp_path / "fp32"))
+    assert not ours.layers[0].attn.q_proj.bias.any()
+    images = torch.randn(3, 1, 8, 8)
+    with torch.no_grad():
+        torch.testing.assert_close(
+            ours(images), theirs(pixel_values=images).logits, atol=1e-5, rtol=1e-5
+        )
+    (tmp_path / "bf16").mkdir()
+    halved = vit_from_pretrained(saved(theirs.to(torch.bfloat16), tmp_path / "bf16"))
+    assert halved.cls_token.dtype == torch.float32  # read back as float32
+    with torch.no_grad():
+        assert (halved(images) - ours(images)).abs().max() < 0.05  # bf16's rounding
 
 
 # Properties -----------------------------------------------------------------------
