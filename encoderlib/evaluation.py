@@ -9,6 +9,7 @@
 __all__ = ["PREDICT_OUTPUTS", "predict", "classification_metrics", "evaluate"]
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence, Sized
+from numbers import Integral
 from typing import Any
 
 import torch
@@ -34,19 +35,27 @@ PREDICT_OUTPUTS = {
 }
 
 
+def _is_pair(item: object) -> bool:
+    # ("a", "b") or ["a", "b"]: lists too, as sentence-transformers' cross-encoders
+    # and Hugging Face's tokenizers take them.
+    return (
+        isinstance(item, (tuple, list))
+        and len(item) == 2
+        and all(isinstance(text, str) for text in item)
+    )
+
+
 def _are_texts(data: Any) -> bool:
     # A list of str, or of (str, str) pairs: the first item decides.
     if not isinstance(data, Sequence) or isinstance(data, (str, bytes)) or not data:
         return False
     first = data[0]
-    return isinstance(first, str) or (isinstance(first, tuple) and len(first) == 2)
+    return isinstance(first, (str, tuple)) or _is_pair(first)
 
 
 def _check_text_items(data: Sequence) -> None:
     for i, item in enumerate(data):
-        pair = isinstance(item, tuple) and len(item) == 2
-        pair = pair and all(isinstance(text, str) for text in item)
-        if not (isinstance(item, str) or pair):
+        if not (isinstance(item, str) or _is_pair(item)):
             raise TypeError(
                 f"expected data as a list of str or of (str, str) pairs, got "
                 f"{type(item).__name__} {item!r} at index {i}"
@@ -55,7 +64,10 @@ def _check_text_items(data: Sequence) -> None:
 
 def _batches_of_texts(texts, tokenizer, batch_size, max_length) -> Iterator[dict]:
     for start in range(0, len(texts), batch_size):
-        chunk = list(texts[start : start + batch_size])
+        chunk = [
+            tuple(text) if isinstance(text, list) else text
+            for text in texts[start : start + batch_size]
+        ]  # the tokenizers take a pair as a tuple
         yield tokenizer(chunk, max_length=max_length, padding=True, truncation=True)
 
 
@@ -174,23 +186,22 @@ def predict(
 ) -> Tensor:
     """A classifier's outputs for `data`, in batches: logits, probabilities or labels.
 
-    `model` maps (input_ids, attention_mask[, token_type_ids]) to logits
-    (b, n_classes), as an `EncoderClassifier` does. `data` is a list of texts (or
-    of (text, text) pairs) with a `tokenizer` (any with encoderlib's interface),
-    cut to `max_length` tokens (None: the positions the model has, `max_len -
-    position_offset`, at most 512); one
-    padded batch, a dict of tensors as `PaddingCollator` makes, cut into
-    `batch_size` rows; or an iterable of such batches (a `DataLoader`), used as
-    it comes. The model runs in eval mode without gradients (every submodule's
-    mode is restored afterwards) on `device` (None: where the model is; else
-    the model moves there), with a progress bar when `show_progress_bar`. The
-    logits stay on the device until the end, read once. `output` is "logits"
-    (N, n_classes) float32, "probabilities" (their softmax) or "labels" (N,)
-    int64, on the CPU, row i for example i. Raises `TypeError` for a model that
-    is not an `nn.Module`, data of another kind (one str included), texts
-    without a tokenizer or a batch without `input_ids`, and arguments of the
-    wrong type; `ValueError` for an unknown `output`, `batch_size` < 1,
-    `max_length` < 2, empty data, or logits that are not (b, n_classes).
+    `model` maps (input_ids, attention_mask[, token_type_ids]) to logits (b, n_classes),
+    as an `EncoderClassifier` does. `data` is a list of texts (or of pairs, tuples or
+    lists of two texts) with a `tokenizer` (any with encoderlib's interface), cut to
+    `max_length` tokens (None: the positions the model has, `max_len - position_offset`,
+    at most 512); one padded batch, a dict of tensors as `PaddingCollator` makes, cut
+    into `batch_size` rows; or an iterable of such batches (a `DataLoader`), used as it
+    comes. The model runs in eval mode without gradients (every submodule's mode is
+    restored afterwards) on `device` (None: where the model is; else the model moves
+    there), with a progress bar when `show_progress_bar`. The logits stay on the device
+    until the end, read once. `output` is "logits" (N, n_classes) float32,
+    "probabilities" (their softmax) or "labels" (N,) int64, on the CPU, row i for
+    example i. Raises `TypeError` for a model that is not an `nn.Module`, data of
+    another kind (one str included), texts without a tokenizer or a batch without
+    `input_ids`, and arguments of the wrong type; `ValueError` for an unknown `output`,
+    `batch_size` < 1, `max_length` < 2, empty data, or logits that are not (b,
+    n_classes).
 
     Example::
 
@@ -264,7 +275,7 @@ def evaluate(
     model: nn.Module,
     data: Any,
     *,
-    labels: Sequence[int] | Tensor | None = None,
+    labels: Sequence[int] | Tensor | Any = None,
     tokenizer: Any = None,
     batch_size: int = 32,
     max_length: int | None = None,
@@ -273,14 +284,14 @@ def evaluate(
 ) -> dict[str, float]:
     """A classifier's accuracy, macro F1 and loss on `data`, as a dict of floats.
 
-    `data`, `tokenizer`, `batch_size`, `max_length`, `device` and
-    `show_progress_bar` are `predict`'s. The gold labels come from `labels` (a
-    list or 1-D tensor of ints, one per example: needed with texts) or else from
-    the batches' `labels` tensors, as `PaddingCollator` makes them. The numbers
-    are `classification_metrics`'s, a dict of floats that `train` accepts from an
-    `eval_fn` (`eval_fn=lambda model: evaluate(model, validation)`). Raises as
-    `predict` does, a `ValueError` when no labels are found or their number is not
-    the number of examples, and as `classification_metrics` does.
+    `data`, `tokenizer`, `batch_size`, `max_length`, `device` and `show_progress_bar`
+    are `predict`'s. The gold labels come from `labels` (a list, numpy array or 1-D
+    tensor of ints, one per example: needed with texts) or else from the batches'
+    `labels` tensors, as `PaddingCollator` makes them. The numbers are
+    `classification_metrics`'s, a dict of floats that `train` accepts from an `eval_fn`
+    (`eval_fn=lambda model: evaluate(model, validation)`). Raises as `predict` does, a
+    `ValueError` when no labels are found or their number is not the number of examples,
+    and as `classification_metrics` does.
 
     Example::
 
@@ -291,15 +302,17 @@ def evaluate(
         model, data, tokenizer, batch_size, max_length, device, show_progress_bar
     )
     if labels is not None:
+        if hasattr(labels, "__array__") and not isinstance(labels, Tensor):
+            labels = torch.as_tensor(labels)  # a numpy array; its dtype checked below
         if not isinstance(labels, Tensor):
             if isinstance(labels, (str, bytes)) or not isinstance(labels, Sequence):
                 raise fail_type("labels", "a list or 1-D tensor of ints", labels)
             for i, label in enumerate(labels):
-                if isinstance(label, bool) or not isinstance(label, int):
+                if isinstance(label, bool) or not isinstance(label, Integral):
                     raise TypeError(
                         f"expected labels as ints, got {label!r} at index {i}"
                     )
-            labels = torch.tensor(labels, dtype=torch.long)
+            labels = torch.tensor([int(label) for label in labels], dtype=torch.long)
         found = labels
     if found is None:
         raise ValueError(

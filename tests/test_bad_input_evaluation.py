@@ -80,6 +80,14 @@ PREDICT = {
         TypeError,
         "expected data as a list of str or of .* pairs, got int 7 at index 1",
     ),
+    "ch10 predict: a pair list of three texts": (
+        lambda: predict(
+            MODEL, [["a dog", "a man"], ["a", "b", "c"]], tokenizer=TOKENIZER
+        ),
+        TypeError,
+        r"expected data as a list of str or of .* pairs, got list \['a', 'b', 'c'\] "
+        "at index 1",
+    ),
     "ch10 predict: data an int": (
         lambda: predict(MODEL, 7),
         TypeError,

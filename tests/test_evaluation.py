@@ -82,6 +82,9 @@ def test_pairs_get_token_type_ids():
         )
     got = predict(model, pairs, tokenizer=tokenizer, batch_size=1)
     assert torch.allclose(got, expected, atol=1e-5)
+    as_lists = [list(pair) for pair in pairs]  # as a cross-encoder takes them
+    got = predict(model, as_lists, tokenizer=tokenizer, batch_size=1)
+    assert torch.allclose(got, expected, atol=1e-5)
 
 
 def test_metrics_equal_scikit_learn_and_torch():
@@ -111,7 +114,11 @@ def test_evaluate_reads_labels_from_batches_or_the_argument():
     from_tensor = evaluate(
         model, TEXTS, labels=torch.tensor(LABELS), tokenizer=tokenizer, batch_size=7
     )
-    for other in (from_loader, from_tensor):
+    np = pytest.importorskip("numpy")  # labels as scikit-learn and datasets give them
+    from_array = evaluate(model, TEXTS, labels=np.array(LABELS), tokenizer=tokenizer)
+    numpy_ints = [np.int64(label) for label in LABELS]
+    from_numpy_ints = evaluate(model, TEXTS, labels=numpy_ints, tokenizer=tokenizer)
+    for other in (from_loader, from_tensor, from_array, from_numpy_ints):
         for key in ("accuracy", "macro_f1", "loss"):
             assert other[key] == pytest.approx(from_texts[key], abs=1e-6)
 
