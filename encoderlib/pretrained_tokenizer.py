@@ -101,6 +101,20 @@ def _require_tokenizers() -> None:
         )
 
 
+def _refuse_unencodable(texts: list[str]) -> None:
+    # A lone surrogate ("\ud800", left by a bad decode) is a Python str but not
+    # UTF-8, and the tokenizers library says only "must be str": name the text.
+    for text in texts:
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as error:
+            raise ValueError(
+                f"expected texts UTF-8 can encode, got {text!r:.40} with the lone "
+                f"surrogate {text[error.start]!r} at character {error.start} "
+                "(decode the source with errors='replace')"
+            ) from None
+
+
 def _check_texts(texts: object) -> bool:
     """Raise unless `texts` is a non-empty list of str or of (str, str) pairs.
 
@@ -366,11 +380,16 @@ class PretrainedTokenizer:
     def _pieces(self, texts: list[str]) -> list[list[int]]:
         # the ids of each text, without special tokens and uncut
         tokenizer = self._tokenizer
-        if len(texts) == 1:
-            return [tokenizer.encode(texts[0], add_special_tokens=False).ids]
-        # encode_batch_fast (tokenizers >= 0.20) skips the character offsets
-        encode = getattr(tokenizer, "encode_batch_fast", tokenizer.encode_batch)
-        return [encoding.ids for encoding in encode(texts, add_special_tokens=False)]
+        try:
+            if len(texts) == 1:
+                return [tokenizer.encode(texts[0], add_special_tokens=False).ids]
+            # encode_batch_fast (tokenizers >= 0.20) skips the character offsets
+            encode = getattr(tokenizer, "encode_batch_fast", tokenizer.encode_batch)
+            encodings = encode(texts, add_special_tokens=False)
+        except TypeError:  # "TextInputSequence must be str": a str UTF-8 cannot hold
+            _refuse_unencodable(texts)
+            raise
+        return [encoding.ids for encoding in encodings]
 
     def _framed(
         self, pieces: list[list[int]], max_length: int | None
@@ -394,7 +413,11 @@ class PretrainedTokenizer:
         Raises TypeError for a `text` that is not a str.
         """
         require_str("text", text)
-        return self._tokenizer.encode(text, add_special_tokens=False).tokens
+        try:
+            return self._tokenizer.encode(text, add_special_tokens=False).tokens
+        except TypeError:
+            _refuse_unencodable([text])
+            raise
 
     def encode(
         self, text: str, add_special_tokens: bool = True, max_length: int | None = None

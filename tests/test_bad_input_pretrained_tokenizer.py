@@ -235,6 +235,22 @@ CASES = {
         ValueError,
         r"expected ids in \[0, 30522\), got -1",
     ),
+    # a str that UTF-8 cannot hold: the tokenizers library says only "must be str"
+    **{
+        f"ch02 PretrainedTokenizer.{name}: a lone surrogate": (
+            call,
+            ValueError,
+            r"expected texts UTF-8 can encode, got 'a \\ud800 b' with the lone "
+            r"surrogate '\\ud800' at character 2",
+        )
+        for name, call in {
+            "encode": lambda: TOKENIZER.encode("a \ud800 b"),
+            "encode_pair": lambda: TOKENIZER.encode_pair("fine", "a \ud800 b"),
+            "__call__": lambda: TOKENIZER(["fine", "a \ud800 b"]),
+            "__call__ (pairs)": lambda: TOKENIZER([("fine", "a \ud800 b")] * 2),
+            "tokenize": lambda: TOKENIZER.tokenize("a \ud800 b"),
+        }.items()
+    },
     **flag_cases(
         "ch02 PretrainedTokenizer.decode",
         "skip_special_tokens",
