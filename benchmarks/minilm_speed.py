@@ -68,12 +68,8 @@ from encoderlib.encoder import EncoderConfig
 from encoderlib.kernels import cpu_linear_kernel, linear, set_cpu_linear_kernel
 from encoderlib.prepacked import prepack_for_cpu
 from encoderlib.pretrained import SentenceEncoder
-from encoderlib.serving import (
-    OnnxSentenceEncoder,
-    export_onnx,
-    quantize_int8,
-    quantize_onnx_int8,
-)
+from encoderlib.quantization import quantize_int8
+from encoderlib.serving import OnnxSentenceEncoder, export_onnx, quantize_onnx_int8
 
 STS_DATA = Path(__file__).resolve().parent.parent.parent / "shared/data/stsbenchmark"
 

@@ -38,6 +38,7 @@ from . import (
     pretrained,
     pretrained_tokenizer,
     progress,
+    quantization,
     saving,
     sentence,
     serving,
@@ -160,6 +161,7 @@ from .pooling import POOLINGS, AttentionPool, cls_pool, max_pool, mean_pool
 from .prepacked import PrepackedWeight, prepack_for_cpu
 from .pretrained_tokenizer import PretrainedTokenizer
 from .progress import TrainingHistory, progress_bar
+from .quantization import Int8Weight, quantize_int8
 from .saving import SENTENCE_POOLINGS, load_classifier, load_masked_lm, save_pretrained
 from .sentence import (
     SENTENCE_MAX_LENGTH,
@@ -168,13 +170,7 @@ from .sentence import (
     load_minilm,
     sentence_pipeline,
 )
-from .serving import (
-    Int8Weight,
-    OnnxSentenceEncoder,
-    export_onnx,
-    quantize_int8,
-    quantize_onnx_int8,
-)
+from .serving import OnnxSentenceEncoder, export_onnx, quantize_onnx_int8
 from .tokenization import SPECIAL_TOKENS, WordPieceTokenizer, WordTokenizer, pad_batch
 from .train_options import AUTOCAST_DTYPES, TrainOptions
 from .training import compile_or_eager, init_distributed, train
@@ -222,6 +218,7 @@ __all__ = [
     "pretrained",
     "pretrained_tokenizer",
     "progress",
+    "quantization",
     "saving",
     "sentence",
     "serving",
@@ -346,6 +343,8 @@ __all__ = [
     "PretrainedTokenizer",
     "progress_bar",
     "TrainingHistory",
+    "Int8Weight",
+    "quantize_int8",
     "SENTENCE_POOLINGS",
     "save_pretrained",
     "load_classifier",
@@ -357,8 +356,6 @@ __all__ = [
     "load_minilm",
     "export_onnx",
     "OnnxSentenceEncoder",
-    "Int8Weight",
-    "quantize_int8",
     "quantize_onnx_int8",
     "SPECIAL_TOKENS",
     "WordTokenizer",

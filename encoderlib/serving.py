@@ -9,12 +9,11 @@
 __all__ = [
     "export_onnx",
     "OnnxSentenceEncoder",
+    "quantize_onnx_int8",
     "Int8Weight",
     "quantize_int8",
-    "quantize_onnx_int8",
 ]
 
-import copy
 import logging
 import warnings
 from collections.abc import Sequence
@@ -26,17 +25,16 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from encoderlib.checks import (
-    check_floating,
     check_int,
     check_path,
     check_plain_weights,
-    check_shape,
     check_tokenizer,
     fail_type,
     import_optional,
 )
 from encoderlib.encoder import Encoder
 from encoderlib.pooling import POOLINGS
+from encoderlib.quantization import Int8Weight, quantize_int8
 from encoderlib.sentence import SentenceEncoder, check_encode_arguments
 from encoderlib.tokenization import pad_batch
 
@@ -327,192 +325,6 @@ class OnnxSentenceEncoder:
             (pooled,) = self.session.run(None, feed)
             out[torch.tensor(rows, dtype=torch.long)] = torch.from_numpy(pooled)
         return F.normalize(out, dim=-1) if normalize else out
-
-
-def _int8_rows(x: Tensor) -> tuple[Tensor, Tensor]:
-    # Symmetric int8 per row: the row's largest abs(value) becomes 127. (Two plain
-    # reductions are faster here than abs() then amax(), or an infinity norm.)
-    largest = torch.maximum(x.amax(dim=-1, keepdim=True), -x.amin(dim=-1, keepdim=True))
-    scale = largest.clamp(min=1e-30) / 127.0  # (rows, 1); an all-zero row stays 0
-    return torch.div(x, scale).round_().to(torch.int8), scale
-
-
-class Int8Weight(Tensor):
-    """A linear layer's weight in int8, which makes `F.linear` an int8 product.
-
-    Made by `Int8Weight(weight)` from a float (out, in) weight: each output row is
-    stored as int8 (`int8`, (out, in)) with one float32 scale (`scale`, (out, 1)),
-    its largest abs(value) mapped to 127. As a tensor it holds the dequantized
-    values `int8 · scale` (float32, same shape), so every operation sees the weight
-    the int8 product uses. `F.linear(x, weight, bias)` with a float32 x and no
-    gradient to record (inference, `torch.no_grad`) quantizes x on the fly, one
-    scale per row of x (per token), runs `torch._int_mm` (int8 × int8, summed in
-    int32, exact) and scales the result back to float32: dynamic quantization. When
-    autograd records, it runs in float32 on the dequantized values instead, so
-    gradients reach x and the bias (never the weight, which is not a Parameter).
-    `torch.cat` of `Int8Weight`s along the rows stays an `Int8Weight`, made once and
-    kept (encoderlib's padding-free attention joins the query, key and value weights
-    that way on every call). Any other operation returns a plain tensor of the
-    dequantized values. A write into the weight (`copy_`, `load_state_dict`, `mul_`)
-    is quantized again before the next product or join reads it. Raises a
-    `TypeError` for a weight that is not a floating-point tensor and a `ValueError`
-    for one that is not 2-D.
-
-    Example::
-
-        linear = nn.Linear(384, 384)
-        weight = Int8Weight(linear.weight.detach())
-        F.linear(torch.randn(5, 384), weight, linear.bias)  # an int8 product
-    """
-
-    int8: Tensor
-    scale: Tensor
-
-    @staticmethod
-    def __new__(cls, weight: Tensor) -> "Int8Weight":
-        check_floating("weight", weight)
-        check_shape("weight", weight, (None, None), "out in")
-        with torch._C.DisableTorchFunctionSubclass():
-            int8, scale = _int8_rows(weight.detach().float())
-        return cls._from_int8(int8, scale)
-
-    @classmethod
-    def _from_int8(cls, int8: Tensor, scale: Tensor) -> "Int8Weight":
-        # A plain tensor even inside inference mode, so that it keeps a version.
-        with torch.inference_mode(False):
-            values = int8.float() * scale  # what the int8 product multiplies by
-            self = Tensor._make_subclass(cls, values, False)
-        self._keep(int8, scale)
-        self._joined = {}  # ids of the weights joined after this one → the join
-        return self
-
-    def _keep(self, int8: Tensor, scale: Tensor) -> None:
-        self.int8, self.scale = int8, scale
-        self._int8_t = int8.t()  # (in, out): _int_mm's right operand
-        self._quantized_version = self._version  # in-place writes raise _version
-
-    def _fresh(self) -> "Int8Weight":
-        # Itself, its int8 values quantized again if a write changed the floats;
-        # the floats then become the dequantized values, as the class promises.
-        if self._version != self._quantized_version:
-            with torch.inference_mode(False), torch.no_grad():
-                with torch._C.DisableTorchFunctionSubclass():
-                    int8, scale = _int8_rows(self.detach().float())
-                    self.copy_(int8.float() * scale)
-            self._keep(int8, scale)
-        return self
-
-    def __deepcopy__(self, memo: dict) -> "Int8Weight":
-        """A copy with its own int8 values and scales (`copy.deepcopy`)."""
-        self._fresh()
-        return type(self)._from_int8(self.int8.clone(), self.scale.clone())
-
-    def __reduce_ex__(self, protocol: int):
-        """Pickled (`torch.save`) as its int8 values and scales."""
-        self._fresh()
-        return (type(self)._from_int8, (self.int8, self.scale))
-
-    @classmethod
-    def __torch_function__(cls, func, types, args=(), kwargs=None):
-        """Route `F.linear` and row-wise `torch.cat` to int8; the rest to floats."""
-        kwargs = kwargs or {}
-        if func is F.linear:
-            names = ("input", "weight", "bias")[: len(args)]
-            given = dict(zip(names, args, strict=True), **kwargs)
-            x, weight, bias = given["input"], given["weight"], given.get("bias")
-            recording = torch.is_grad_enabled() and (
-                x.requires_grad or (bias is not None and bias.requires_grad)
-            )
-            plain = type(x) is Tensor and x.dtype == torch.float32
-            if type(weight) is cls and plain and not recording:  # (no autograd rule)
-                return _int8_linear(x, weight._fresh(), bias)
-        if func is torch.cat:
-            given = dict(
-                zip(("tensors", "dim")[: len(args)], args, strict=True), **kwargs
-            )
-            tensors, dim = list(given["tensors"]), given.get("dim", 0)
-            if dim in (0, -2) and all(type(t) is cls for t in tensors):
-                return tensors[0]._join(tensors[1:])
-        with torch._C.DisableTorchFunctionSubclass():
-            return func(*args, **kwargs)
-
-    def _join(self, others: list["Int8Weight"]) -> "Int8Weight":
-        # Made once per set of parts and kept with them, so that their ids stay
-        # theirs (the packed attention joins q, k and v on every forward), with
-        # the versions it saw: a write into any part makes it anew.
-        parts = [t._fresh() for t in (self, *others)]
-        versions = [t._version for t in parts]
-        key = tuple(id(t) for t in others)
-        kept = self._joined.get(key)
-        if kept is None or kept[1] != versions:
-            with torch.inference_mode(False):  # kept: usable under autograd later
-                joined = type(self)._from_int8(
-                    torch.cat([t.int8 for t in parts]),
-                    torch.cat([t.scale for t in parts]),
-                )
-            kept = (joined, versions, others)
-            self._joined[key] = kept
-        return kept[0]
-
-
-def _int8_linear(x: Tensor, weight: Int8Weight, bias: Tensor | None) -> Tensor:
-    # x (..., in) → (..., out): quantize each row of x, int8 product, scale back.
-    rows = x.reshape(-1, x.shape[-1])
-    x_int8, x_scale = _int8_rows(rows)
-    out = torch._int_mm(x_int8, weight._int8_t) * x_scale  # int32 sums → float32
-    row_scale = weight.scale.reshape(1, -1)
-    if bias is None:
-        out = out.mul_(row_scale)
-    else:
-        out = torch.addcmul(bias, out, row_scale, out=out)  # bias + out · scale
-    return out.reshape(*x.shape[:-1], out.shape[-1])
-
-
-def quantize_int8(model: nn.Module) -> nn.Module:
-    """A copy of `model` whose linear layers compute in int8 (dynamic quantization).
-
-    Every `nn.Linear` of the copy gets an `Int8Weight` (int8 values, one scale
-    per output row) in place of its float weight, registered as a buffer; biases,
-    embeddings and LayerNorms stay float32. Inputs are quantized per token as
-    they arrive, so no calibration data is needed. Works on any module, and on
-    a `SentenceEncoder` (whose `encode` then runs int8 products) because the
-    modules themselves are unchanged: only their weights are. The original is
-    untouched. The copy is for inference on the CPU; moving it with `.to()`
-    turns the weights back into plain float tensors. Raises a `TypeError` for
-    anything but an `nn.Module` or for linear layers that are not float32 (the
-    int8 product takes float32 inputs: quantize `model.float()`), and a
-    `ValueError` for a module without an `nn.Linear`.
-
-    Example::
-
-        minilm_int8 = quantize_int8(load_minilm())
-        minilm_int8.encode(["A cat sat."])  # (1, 384), from int8 products
-    """
-    if not isinstance(model, nn.Module):
-        raise fail_type("model", "an nn.Module", model)
-    linears = {
-        name: module
-        for name, module in model.named_modules()
-        if isinstance(module, nn.Linear)
-    }
-    if not linears:
-        kind = type(model).__name__
-        raise ValueError(f"expected a module with nn.Linear layers, got none in {kind}")
-    for name, linear in linears.items():  # the int8 product reads float32 inputs
-        dtype = linear.weight.dtype
-        if dtype != torch.float32:
-            raise TypeError(
-                f"expected model with float32 linear layers, got {name or 'model'} "
-                f"of dtype {dtype}: quantize model.float(), whose copy takes "
-                "float32 inputs"
-            )
-    model = copy.deepcopy(model)
-    for module in model.modules():
-        if isinstance(module, nn.Linear) and not isinstance(module.weight, Int8Weight):
-            weight = Int8Weight(module.weight.detach())
-            del module.weight  # the float Parameter goes, a buffer takes its name
-            module.register_buffer("weight", weight)
-    return model
 
 
 def quantize_onnx_int8(src: str | Path, dst: str | Path) -> Path:

@@ -30,9 +30,9 @@ from encoderlib.encoder import Encoder
 from encoderlib.heads import EncoderClassifier
 from encoderlib.mlm import MaskedLanguageModel
 from encoderlib.prepacked import prepack_for_cpu
+from encoderlib.quantization import quantize_int8
 from encoderlib.saving import load_classifier, load_masked_lm, save_pretrained
 from encoderlib.sentence import SentenceEncoder, load_minilm
-from encoderlib.serving import quantize_int8
 from encoderlib.tokenization import WordPieceTokenizer
 
 SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]

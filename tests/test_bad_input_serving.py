@@ -22,13 +22,8 @@ from torch import nn
 
 from encoderlib import Encoder, EncoderConfig, WordPieceTokenizer, load_minilm
 from encoderlib.pretrained import SentenceEncoder
-from encoderlib.serving import (
-    Int8Weight,
-    OnnxSentenceEncoder,
-    export_onnx,
-    quantize_int8,
-    quantize_onnx_int8,
-)
+from encoderlib.quantization import Int8Weight, quantize_int8
+from encoderlib.serving import OnnxSentenceEncoder, export_onnx, quantize_onnx_int8
 
 
 @functools.cache

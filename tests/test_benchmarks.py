@@ -590,3 +590,19 @@ def test_gpu_graphs_quick_run_prints_a_full_table(capsys):
     assert len(rows) == 3 * 4  # three models, the four quick rows
     assert all(float(cells[4]) > 0 and float(cells[5]) > 0 for cells in rows)
     assert all(float(cells[10]) < 1e-5 for cells in rows)  # fp32, to Hugging Face
+
+
+def test_int8_products_agree_and_print_a_full_table(capsys, monkeypatch):
+    int8_products = load_script("int8_products")
+    threads = torch.get_num_threads()
+    monkeypatch.setattr(sys, "argv", ["int8_products.py", "--quick"])
+    try:
+        int8_products.main()
+    finally:
+        torch.set_num_threads(threads)
+    out = capsys.readouterr().out
+    rows = [line.split("|") for line in out.splitlines() if line.startswith("| 384 ")]
+    rows += [line.split("|") for line in out.splitlines() if line.startswith("| 1536 ")]
+    assert len(rows) == 4 and all(cells[-2].strip() == "yes" for cells in rows)
+    assert all(float(cells[i]) > 0 for cells in rows for i in (2, 3, 5))
+    assert "Int8Weight's choice here: " in out

@@ -20,7 +20,7 @@ from torch.profiler import ProfilerActivity, profile
 from encoderlib import Encoder, EncoderConfig, kernels
 from encoderlib.kernels import Linear, cpu_linear_kernel, linear, set_cpu_linear_kernel
 from encoderlib.prepacked import PrepackedWeight
-from encoderlib.serving import Int8Weight
+from encoderlib.quantization import Int8Weight
 
 ONEDNN = kernels._onednn_works()
 needs_onednn = pytest.mark.skipif(not ONEDNN, reason="this PyTorch has no oneDNN")

@@ -17,13 +17,8 @@ import torch.nn.functional as F
 from torch import nn
 
 from encoderlib import Encoder, EncoderConfig, load_minilm
-from encoderlib.serving import (
-    Int8Weight,
-    OnnxSentenceEncoder,
-    export_onnx,
-    quantize_int8,
-    quantize_onnx_int8,
-)
+from encoderlib.quantization import Int8Weight, quantize_int8
+from encoderlib.serving import OnnxSentenceEncoder, export_onnx, quantize_onnx_int8
 
 ROOT = Path(__file__).resolve().parent.parent
 STS_FILE = ROOT.parent / "shared/data/stsbenchmark/sts-test.csv"
@@ -163,6 +158,38 @@ def test_int8_linear_is_the_exact_int8_product():
     assert w8.int8.dtype == torch.int8 and w8.int8.abs().amax(dim=1).eq(127).all()
     assert ((weight - w8).abs() <= w8.scale / 2 + 1e-6).all()  # half a step at most
     assert type(w8 + 0) is torch.Tensor  # other operations: plain float tensors
+
+
+@pytest.mark.parametrize("inputs", [48, 1024, 1536, 3072])
+def test_both_integer_products_give_the_same_bits(monkeypatch, inputs):
+    # torch._int_mm where it is fast, float32 slices of the same integers where it
+    # is not (AVX2 alone): the sums are exact either way, so the outputs are equal.
+    # 3,072 inputs (BERT-base's fc2) take three slices.
+    from encoderlib import quantization
+
+    torch.manual_seed(0)
+    x, weight, bias = torch.randn(7, inputs), torch.randn(16, inputs), torch.randn(16)
+    outputs = {}
+    for fast in (True, False):
+        monkeypatch.setitem(quantization._INT_MM, "fast", fast)
+        w8 = Int8Weight(weight)
+        assert w8._int8_t.dtype == (torch.int8 if fast else torch.float32)
+        with torch.no_grad():
+            outputs[fast] = F.linear(x, w8, bias)
+    assert torch.equal(outputs[True], outputs[False])
+    extreme = torch.full((2, inputs), -127, dtype=torch.int8)  # the largest sums
+    right = torch.full((inputs, 3), 127, dtype=torch.int8)
+    by_floats = quantization._integer_product(extreme, right.float())
+    assert torch.equal(by_floats.long(), torch._int_mm(extreme, right).long())
+    assert by_floats.long().eq(-(127**2) * inputs).all()
+
+
+def test_the_int_mm_timing_decides_once():
+    from encoderlib import quantization
+
+    first = quantization._int_mm_is_fast()
+    assert quantization._INT_MM == {"fast": first}
+    assert quantization._int_mm_is_fast() is first
 
 
 def test_int8_weight_joins_copies_pickles_and_falls_back_for_autograd():
