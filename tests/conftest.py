@@ -6,6 +6,8 @@
 - Every test runs offline, as CI does: Hugging Face's hub and datasets libraries
   are told never to reach the network (`make test` sets the same variables), so
   nothing can hang on a download.
+- Under xdist (`make test` runs two workers) each worker's torch gets its share of
+  the cores' threads, so that the workers' thread pools do not wait on each other.
 - `@pytest.mark.cuda` marks a test that needs a CUDA GPU: skipped without one,
   and what `benchmarks/gpu_checks.sh` selects (`-m cuda`) on a GPU machine.
 - `tiny_config` and `tiny_encoder` build the small BERT-shaped encoder that most
@@ -30,6 +32,15 @@ sys.path.insert(0, str(ROOT))  # studies/ imports as a package
 OFFLINE = ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE")
 for variable in OFFLINE:  # before any test module imports datasets or transformers
     os.environ.setdefault(variable, "1")
+
+
+# xdist's workers share the machine's cores: each gets its share of torch's threads.
+# With torch's default (a thread per core) in both of two workers, their OpenMP
+# threads wait on one another: on the 2-core CI machine a test that took 7 s alone
+# took 34 s beside another such test, and 13 s with one thread each.
+_WORKERS = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+if _WORKERS > 1:
+    torch.set_num_threads(max(1, (os.cpu_count() or 1) // _WORKERS))
 
 
 def pytest_configure(config: pytest.Config) -> None:
