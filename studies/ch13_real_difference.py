@@ -89,6 +89,7 @@ STUDIES = [
         agree=agree,
         test_seed=1,
         description="largest difference at real tokens, rows = numeric settings",
+        seeded=False,
     )
 ]
 

@@ -89,6 +89,7 @@ STUDIES = [
         agree=agree,
         test_seed=0,
         description="compiling the tiny classifier's training step, two runs",
+        seeded=False,
     )
 ]
 

@@ -107,6 +107,7 @@ STUDIES = [
         agree=agree_sts,
         test_seed=0,
         description="STS-B test, all 1,379 pairs, Spearman x 100, the four versions",
+        seeded=False,
     ),
     Study(
         chapter=CHAPTER,
@@ -118,6 +119,7 @@ STUDIES = [
         agree=agree_speed,
         test_seed=0,
         description="ms per encode, one thread, fastest of 5; share of its products",
+        seeded=False,
     ),
 ]
 

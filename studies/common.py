@@ -12,7 +12,8 @@ The experiment itself is the chapter's code, not a copy: `chapter_namespace`
 runs the chapter's code cells tagged `study` (in order) and returns the names they
 define, so the page and the script cannot drift apart. `tests/test_studies.py`
 reruns one seed of every study and checks it against the chapter's row with the
-study's own tolerance, and checks that each recorded table is real: parsed by the
+study's own tolerance (on another CPU, against the range of the recorded seeds:
+`matches_a_seed`), and checks that each recorded table is real: parsed by the
 study, written back identically, not all zeros.
 """
 
@@ -49,6 +50,9 @@ class Study:
     not a seed study, such as a benchmark, has rows 0, 1, ...); `test_seed` is the one
     `tests/test_studies.py` reruns (cheap, recorded on a CPU like CI's). `needs` is
     "cuda" for a study that only a GPU can run (its test is skipped without one).
+    `seeded` is False for a table whose rows are not seeds of one experiment (the
+    settings of a measurement, the runs of a benchmark): `matches_a_seed` then holds
+    a rerun to its own row only.
     """
 
     chapter: str
@@ -62,6 +66,7 @@ class Study:
     threads: int = 1
     description: str = ""
     needs: str = "cpu"
+    seeded: bool = True
 
     def recorded_literal(self) -> str:
         """The source text of the chapter's assignment's right-hand side."""
@@ -192,6 +197,55 @@ def is_placeholder(rows: dict[int, Any]) -> bool:
 
     values = numbers(list(rows.values()))
     return not rows or not values or all(v == 0 for v in values)
+
+
+def clamped_to_seeds(rows: Sequence[Any], computed: Any) -> Any:
+    """`computed` with each number moved into the range the recorded `rows` span.
+
+    Rows are numbers, or lists, tuples and dicts of them, nested, taken field by
+    field. A value that is not a number (a string, None) stays as computed where
+    some recorded row has it. Anything else (a new string, a field whose shape
+    differs from the rows') takes the first row's value, for the study's `agree`
+    to judge.
+    """
+    if isinstance(computed, dict) and all(isinstance(r, dict) for r in rows):
+        if all(r.keys() == computed.keys() for r in rows):
+            return {
+                k: clamped_to_seeds([r[k] for r in rows], computed[k]) for k in computed
+            }
+    if isinstance(computed, (list, tuple)) and all(
+        isinstance(r, type(computed)) and len(r) == len(computed) for r in rows
+    ):
+        fields = [
+            clamped_to_seeds([r[i] for r in rows], c) for i, c in enumerate(computed)
+        ]
+        return type(computed)(fields)
+
+    def is_number(value: Any) -> bool:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+    numbers = [r for r in rows if is_number(r)]
+    if is_number(computed) and numbers:
+        return min(max(computed, min(numbers)), max(numbers))
+    return computed if computed in rows or not rows else rows[0]
+
+
+def matches_a_seed(study: Study, seed: int, computed: Any) -> bool:
+    """Whether a rerun of `seed` agrees with the recorded table, as DESIGN §3a asks.
+
+    On the machine that recorded the table the rerun agrees with its own row, within
+    the study's tolerance. Another CPU rounds the last bits of every kernel
+    differently and training amplifies them, so there a rerun is another seed: it
+    agrees when every number lies within the range the recorded seeds span,
+    widened by the same tolerance (`clamped_to_seeds`). A table that is not a seed
+    study (`seeded=False`) is held to its own row.
+    """
+    recorded = study.recorded()
+    if study.agree(recorded[seed], computed):
+        return True
+    return study.seeded and study.agree(
+        clamped_to_seeds(list(recorded.values()), computed), computed
+    )
 
 
 def compute(
