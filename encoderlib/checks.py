@@ -38,6 +38,7 @@ __all__ = [
 
 import importlib
 import math
+import numbers
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -81,17 +82,18 @@ def fail_type(name: str, wanted: str, value: object) -> TypeError:
 
 
 def check_int(name: str, value: object, low: int | None = None) -> int:
-    """Return `value` if it is an int (never a bool) of at least `low`.
+    """Return `value` as an int if it is an integer (never a bool) of at least `low`.
 
-    A wrong type is a `TypeError` ("expected n_heads as an int, got str '2'"), a
-    value below `low` a `ValueError` ("expected n as an int >= 0, got -1").
+    A NumPy integer counts, and comes back as a Python int. A wrong type is a
+    `TypeError` ("expected n_heads as an int, got str '2'"), a value below `low` a
+    `ValueError` ("expected n as an int >= 0, got -1").
     """
     wanted = "an int" if low is None else f"an int >= {low}"
-    if isinstance(value, bool) or not isinstance(value, int):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise fail_type(name, wanted, value)
     if low is not None and value < low:
         raise ValueError(f"expected {name} as {wanted}, got {value}")
-    return value
+    return int(value)
 
 
 def check_positive_int(name: str, value: object) -> int:
@@ -99,12 +101,13 @@ def check_positive_int(name: str, value: object) -> int:
 
     True is not a size: a bool is a `TypeError`, as any other non-int is; zero or
     a negative number is a `ValueError` ("expected d_ff as a positive int, got 0").
+    A NumPy integer counts, and comes back as a Python int.
     """
-    if isinstance(value, bool) or not isinstance(value, int):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise fail_type(name, "a positive int", value)
     if value < 1:
         raise ValueError(f"expected {name} as a positive int, got {value}")
-    return value
+    return int(value)
 
 
 def check_number(
@@ -123,8 +126,8 @@ def check_number(
     `TypeError`; NaN, infinity or a value outside is a `ValueError` naming the
     interval ("expected dropout in [0, 1), got 1.0").
     """
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise fail_type(name, "a float", value)
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise fail_type(name, "a float", value)  # a NumPy float or int counts
     above = low is None or (value >= low if low_inclusive else value > low)
     below = high is None or (value <= high if high_inclusive else value < high)
     if not (math.isfinite(value) and above and below):
@@ -174,13 +177,14 @@ def check_choice(name: str, value: object, choices: Sequence[str]) -> str:
 def check_seed(name: str, value: object) -> int:
     """Return `value` if every random source of the book accepts it as a seed.
 
-    That is an int in [-2**63, 2**64), the range of `torch.Generator.manual_seed`.
+    That is an int in [-2**63, 2**64), the range of `torch.Generator.manual_seed`;
+    a NumPy integer counts, and comes back as a Python int.
     """
-    if isinstance(value, bool) or not isinstance(value, int):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise fail_type(name, "an int", value)
     if not -(2**63) <= value < 2**64:
         raise ValueError(f"expected {name} in [-2**63, 2**64), got {value}")
-    return value
+    return int(value)
 
 
 def check_path(name: str, value: object) -> Path:

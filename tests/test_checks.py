@@ -115,3 +115,21 @@ def test_check_tokenizer_accepts_any_object_with_the_interface():
     shaped.pad_token_id = True  # a bool is not an id
     with pytest.raises(TypeError, match="int pad_token_id and vocab_size"):
         checks.check_tokenizer("tokenizer", shaped)
+
+
+def test_numpy_scalars_pass_as_python_numbers():
+    import numpy as np
+
+    # A count from a NumPy array (len of a split, an argmax) is an int to a reader.
+    for check in (checks.check_int, checks.check_positive_int, checks.check_seed):
+        value = check("n", np.int64(3))
+        assert value == 3 and type(value) is int
+    rate = checks.check_rate("dropout", np.float32(0.25))
+    assert rate == 0.25 and type(rate) is float
+    for bad in (np.bool_(True), True, np.float64(3.0), "3"):
+        with pytest.raises(TypeError, match="expected n as"):
+            checks.check_positive_int("n", bad)
+    with pytest.raises(ValueError, match="got 0"):
+        checks.check_positive_int("n", np.int32(0))
+    with pytest.raises(ValueError, match="expected dropout in"):
+        checks.check_rate("dropout", np.float32("nan"))
