@@ -77,21 +77,22 @@ book: $(SETUP_DONE)
 
 # The page budget first (seconds); then pytest and nbval in one run, two workers, whole
 # files per worker (--dist loadfile keeps a notebook's cells on one kernel; the study
-# reruns are spread over five tests/test_study_reruns_*.py files for the same reason);
-# nbval again as another CPU would compute; then the
+# reruns are spread over five tests/test_study_reruns_*.py files for the same reason;
+# conftest.py hands the files out longest first); nbval again as another CPU would
+# compute; then the
 # whole book (--all: every page re-read, so a warning on an unchanged page still fails)
 # with warnings as errors; then the built pages must render math offline (MathJax from a
 # file inside _build/html, never a CDN).
 test: $(SETUP_DONE)
 	$(PY) tools/page_budget.py --check
-	$(OFFLINE) $(PY) -m pytest -n 2 --dist loadfile --durations=25 --nbval --nbval-current-env --nbval-sanitize-with tools/nbval_sanitize.cfg tests $(CHAPTERS)
+	$(OFFLINE) $(PY) -m pytest -n 2 --dist loadfile --no-loadscope-reorder --durations=25 --nbval --nbval-current-env --nbval-sanitize-with tools/nbval_sanitize.cfg tests $(CHAPTERS)
 	$(MAKE) --no-print-directory test-other-cpu
 	$(BIN)/jupyter-book build . -W --keep-going --all
 	$(PY) tools/check_built_book.py _build/html
 
 # The chapters' stored outputs and asserts under the second numeric configuration.
 test-other-cpu: $(SETUP_DONE)
-	$(OFFLINE) $(OTHER_CPU) $(PY) -m pytest -n 2 --dist loadfile --durations=5 --nbval --nbval-current-env --nbval-sanitize-with tools/nbval_sanitize.cfg $(CHAPTERS)
+	$(OFFLINE) $(OTHER_CPU) $(PY) -m pytest -n 2 --dist loadfile --no-loadscope-reorder --durations=5 --nbval --nbval-current-env --nbval-sanitize-with tools/nbval_sanitize.cfg $(CHAPTERS)
 
 # pytest alone, without nbval and the book build: for quick edits to tools/ and tests/.
 test-fast: $(SETUP_DONE)
