@@ -93,6 +93,7 @@ STUDIES = [
         agree=agree,
         test_seed=0,
         description="order-task accuracy, three position schemes, seeds 0 to 9",
+        live_seeds=[0, 1],
     )
 ]
 

@@ -70,6 +70,7 @@ STUDIES = [
         agree=agree,
         test_seed=0,
         description="warm-up and norm placement, seeds 0 to 19",
+        live_seeds=[0],
     )
 ]
 

@@ -62,6 +62,7 @@ STUDIES = [
         agree=agree,
         test_seed=1,
         description="tagger accuracy and layer-by-layer readability, seeds 0 to 19",
+        live_seeds=[0],
     )
 ]
 

@@ -192,6 +192,7 @@ STUDIES = [
         run_vit,
         "right, shifted, turned; row, column, diagonal; attention",
         "the ViT on all training images, seeds 0 to 9",
+        live_seeds=[0],
     ),
     study(
         "RECORDED_NO_SHIFTS",
@@ -204,6 +205,7 @@ STUDIES = [
         run_baselines,
         "CNN right, shifted, turned; MLP right, shifted, turned",
         "the CNN and the MLP on all training images, seeds 0 to 9",
+        live_seeds=[0],
     ),
     study(
         "RECORDED_DATA",
@@ -216,6 +218,7 @@ STUDIES = [
         run_grid,
         "right, shifted; neighbours, farther, Spearman",
         "the ViT with 2×2 patches, seeds 0 to 9",
+        live_seeds=[0],
     ),
     study(
         "RECORDED_LONGER",

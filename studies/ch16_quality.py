@@ -68,6 +68,7 @@ STUDIES = [
         agree=agree,
         test_seed=0,
         description="full, local and Linformer attention, near and far task",
+        live_seeds=[0],
     )
 ]
 

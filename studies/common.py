@@ -52,7 +52,11 @@ class Study:
     "cuda" for a study that only a GPU can run (its test is skipped without one).
     `seeded` is False for a table whose rows are not seeds of one experiment (the
     settings of a measurement, the runs of a benchmark): `matches_a_seed` then holds
-    a rerun to its own row only.
+    a rerun to its own row only. `live_seeds` are rows the chapter computes on its
+    own page, with the same functions, and asserts against this table after it
+    (within the study's tolerance of the recorded seeds' range, as `matches_a_seed`
+    does); nbval runs that assert under both of `make test`'s numeric
+    configurations, so `tests/test_studies.py` reruns no row of such a study.
     """
 
     chapter: str
@@ -67,6 +71,7 @@ class Study:
     description: str = ""
     needs: str = "cpu"
     seeded: bool = True
+    live_seeds: Sequence[int] = ()
 
     def recorded_literal(self) -> str:
         """The source text of the chapter's assignment's right-hand side."""

@@ -8,7 +8,9 @@ of the tests/test_study_reruns_*.py files. Those files rerun each study's test s
 and compare it with the recorded row, within the study's stated tolerance, or on
 another CPU with the range of the recorded seeds (`rerun` below). The reruns are
 the slowest tests, so five files share them out between `make test`'s two
-workers, which take whole files.
+workers, which take whole files. A study whose chapter computes some of its rows
+on the page and asserts them against the table (`Study.live_seeds`) is rerun by
+nbval, in both numeric configurations, and by none of those files.
 """
 
 import importlib
@@ -76,8 +78,13 @@ def rerun(study: Study) -> None:
 
 
 def studies_of(*chapters: str) -> list[Study]:
-    """The studies of the chapters numbered `chapters` ("07", ...), for a rerun file."""
-    return [study for study in STUDIES if study.chapter[:2] in chapters]
+    """The studies of the chapters numbered `chapters` ("07", ...) that a rerun file
+    reruns: those whose chapter does not check rows of its own (`live_seeds`)."""
+    return [
+        study
+        for study in STUDIES
+        if study.chapter[:2] in chapters and not study.live_seeds
+    ]
 
 
 RERUN_FILES = sorted(Path(__file__).parent.glob("test_study_reruns_*.py"))
@@ -88,7 +95,31 @@ def test_every_study_is_rerun_by_one_file() -> None:
     chapters = [
         c for match in named if match for c in re.findall(r'"(\d\d)"', match[1])
     ]
-    assert sorted(chapters) == sorted({study.chapter[:2] for study in STUDIES})
+    rerun = {study.chapter[:2] for study in STUDIES if not study.live_seeds}
+    assert set(chapters) <= {study.chapter[:2] for study in STUDIES}
+    assert rerun <= set(chapters) and len(chapters) == len(set(chapters))
+
+
+LIVE = [study for study in STUDIES if study.live_seeds]
+
+
+@pytest.mark.parametrize("study", LIVE, ids=[f"{s.chapter[:2]}-{s.name}" for s in LIVE])
+def test_a_study_its_chapter_checks_is_asserted_after_its_table(study: Study) -> None:
+    # The page's live run of `live_seeds` stands in for a rerun: some code cell from
+    # the one assigning the table on asserts on that table, named in the cell.
+    cells = [
+        "".join(cell["source"])
+        for cell in json.loads(
+            (CHAPTERS / f"{study.chapter}.ipynb").read_text(encoding="utf-8")
+        )["cells"]
+        if cell["cell_type"] == "code"
+    ]
+    first = next(i for i, s in enumerate(cells) if f"{study.name} =" in s)
+    assert any(
+        study.name in source and re.search(r"^\s*assert\b", source, re.M)
+        for source in cells[first:]
+    ), f"chapter {study.chapter} asserts nothing on {study.name} after assigning it"
+    assert set(study.live_seeds) <= set(study.recorded())
 
 
 def test_every_recorded_table_has_a_study() -> None:
