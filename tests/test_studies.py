@@ -100,6 +100,12 @@ def test_every_study_is_rerun_by_one_file() -> None:
     assert rerun <= set(chapters) and len(chapters) == len(set(chapters))
 
 
+def code_sources(path: Path) -> list[str]:
+    """The source of every code cell of the notebook at `path`, in order."""
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    return ["".join(c["source"]) for c in cells if c["cell_type"] == "code"]
+
+
 LIVE = [study for study in STUDIES if study.live_seeds]
 
 
@@ -107,13 +113,7 @@ LIVE = [study for study in STUDIES if study.live_seeds]
 def test_a_study_its_chapter_checks_is_asserted_after_its_table(study: Study) -> None:
     # The page's live run of `live_seeds` stands in for a rerun: some code cell from
     # the one assigning the table on asserts on that table, named in the cell.
-    cells = [
-        "".join(cell["source"])
-        for cell in json.loads(
-            (CHAPTERS / f"{study.chapter}.ipynb").read_text(encoding="utf-8")
-        )["cells"]
-        if cell["cell_type"] == "code"
-    ]
+    cells = code_sources(CHAPTERS / f"{study.chapter}.ipynb")
     first = next(i for i, s in enumerate(cells) if f"{study.name} =" in s)
     assert any(
         study.name in source and re.search(r"^\s*assert\b", source, re.M)
@@ -126,10 +126,7 @@ def test_every_recorded_table_has_a_study() -> None:
     produced = {(study.chapter, study.name) for study in STUDIES}
     recorded = set()
     for path in sorted(CHAPTERS.glob("*.ipynb")):
-        for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
-            if cell["cell_type"] != "code":
-                continue
-            source = "".join(cell["source"])
+        for source in code_sources(path):
             for name in re.findall(r"^(RECORDED_\w+) =", source, re.M):
                 recorded.add((path.stem, name))
     assert recorded <= produced, (
