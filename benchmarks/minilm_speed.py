@@ -107,21 +107,27 @@ ISA_FLAGS = ("avx2", "avx512f", "avx512_bf16", "avx512_vnni", "amx_bf16", "amx_i
 
 
 def cpu_description() -> str:
-    """The CPU's model name and the instruction sets of ISA_FLAGS it reports.
+    """The CPU's model name, family and model, and the instruction sets of ISA_FLAGS.
 
-    Read from /proc/cpuinfo (Linux); elsewhere `platform.processor()`. torch's
-    own choice of kernels (`torch.backends.cpu.get_cpu_capability()`) is added,
-    so that two runs on different machines can be told apart in their output.
+    Read from /proc/cpuinfo (Linux); elsewhere `platform.processor()`. The family
+    and model numbers tell apart CPUs that share a name: an "AMD EPYC" of family 25
+    (Zen 4) runs AVX-512 on 256-bit halves, one of family 26 (Zen 5) on full 512-bit
+    units. torch's own choice of kernels (`torch.backends.cpu.get_cpu_capability()`)
+    is added, so that two runs on different machines can be told apart in their output.
     """
     model, flags = platform.processor() or platform.machine(), set()
+    fields: dict[str, str] = {}
     cpuinfo = Path("/proc/cpuinfo")
     if cpuinfo.is_file():
         for line in cpuinfo.read_text(encoding="utf-8", errors="replace").splitlines():
             key, _, value = line.partition(":")
-            if key.strip() == "model name":
-                model = value.strip()
-            elif key.strip() == "flags":
-                flags = set(value.split())
+            if not key.strip() and fields:
+                break  # the first processor's block is enough
+            fields.setdefault(key.strip(), value.strip())
+        model = fields.get("model name", model)
+        flags = set(fields.get("flags", "").split())
+        if "cpu family" in fields and "model" in fields:
+            model += f", family {fields['cpu family']} model {fields['model']}"
     isa = [flag for flag in ISA_FLAGS if flag in flags] or ["flags unknown"]
     capability = torch.backends.cpu.get_cpu_capability()
     kernel = cpu_linear_kernel()

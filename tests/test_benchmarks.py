@@ -553,6 +553,9 @@ def test_short_text_cost_parts_run_on_the_batches_encode_makes():
     assert short_text_cost.product_flops(model.model.config, tokens) == counted
     description = short_text_cost.minilm_speed.cpu_description()
     assert "torch kernels:" in description and "linear: " in description
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.is_file() and "cpu family" in cpuinfo.read_text(errors="replace"):
+        assert ", family " in description and " model " in description  # x86 Linux
 
 
 def test_linear_kernels_finds_where_onednn_starts_to_win(capsys, monkeypatch):
