@@ -17,10 +17,13 @@ encoderlib's int8, as `minilm_speed.py` builds them.
 
 Times are CPU time of this process (`time.process_time`), one thread by default,
 medians of alternating runs: a load on the machine's other core changes them
-less than it changes wall time. The header names the CPU and its instruction
+less than it changes wall time. With `--threads 2 --clock wall` they are wall
+time, as `minilm_speed.py` measures: the setting where a part that does not
+share its work between threads shows. The header names the CPU and its instruction
 sets, since the ratio depends on which matrix-product kernels the CPU gets.
 
     python benchmarks/short_text_cost.py [--texts 512] [--repeats 5] [--threads 1]
+        [--clock cpu|wall]
 """
 
 import argparse
@@ -48,6 +51,29 @@ def cpu_ms(run: Callable[[], object]) -> float:
     return (time.process_time() - start) * 1000
 
 
+def wall_ms(run: Callable[[], object]) -> float:
+    """Wall time of one call of `run`, in milliseconds."""
+    start = time.perf_counter()
+    run()
+    return (time.perf_counter() - start) * 1000
+
+
+def attention_blocks(mask: torch.Tensor) -> list[tuple[int, int]]:
+    """(length, sentences) of each block the packed path's attention core runs.
+
+    `mask` is a padded batch's (b, n) mask, its rows longest first, as `encode`
+    makes them: sentences of equal length form one block, one fused-attention
+    call (chapter 8), and padding-only rows none.
+    """
+    blocks: list[tuple[int, int]] = []
+    for length in mask.sum(dim=1).tolist():
+        if blocks and blocks[-1][0] == length:
+            blocks[-1] = (length, blocks[-1][1] + 1)
+        elif length > 0:
+            blocks.append((length, 1))
+    return blocks
+
+
 def parts(model, texts: list[str], batch_size: int = 32) -> dict[str, Callable]:
     """The pieces of `model.encode(texts)`, each as a call to time.
 
@@ -56,7 +82,12 @@ def parts(model, texts: list[str], batch_size: int = 32) -> dict[str, Callable]:
     linear products per layer (q, k, v fused; out; the two feed-forward ones) on
     as many rows as each batch has real tokens, with random weights of the same
     shapes: the arithmetic that any implementation has to do, on the kernel
-    encoderlib's `linear` chooses here ("products, torch kernel": on `F.linear`).
+    encoderlib's `linear` chooses here ("products, torch kernel": on `F.linear`);
+    "attention core": fused attention on each batch's blocks of equal-length
+    sentences (`attention_blocks`), every layer, on random q, k and v;
+    "attention core, unfused": the same blocks as softmax(q kᵀ / √e) v, two
+    batched matrix products and a softmax, the route torch's fused CPU kernel
+    replaces.
     """
     config = model.model.config
     ids = [model.tokenizer.encode(text, max_length=model.max_length) for text in texts]
@@ -91,6 +122,25 @@ def parts(model, texts: list[str], batch_size: int = 32) -> dict[str, Callable]:
                     product(product(x, up), down)
 
     prepacked = [PrepackedWeight(w) for w in weights]
+    h, e = config.n_heads, d // config.n_heads
+    blocks = [
+        [
+            torch.randn(3, count, h, n, e)
+            for n, count in attention_blocks(b["attention_mask"])
+        ]
+        for b in batches
+    ]
+
+    def attention_core(fused: bool = True) -> None:
+        with torch.inference_mode():
+            for batch_blocks in blocks:
+                for _ in range(config.n_layers):
+                    for q, k, v in batch_blocks:
+                        if fused:
+                            F.scaled_dot_product_attention(q, k, v)
+                        else:
+                            scores = (q * e**-0.5) @ k.transpose(-1, -2)
+                            scores.softmax(dim=-1) @ v
 
     def tokenize() -> None:
         for text in texts:
@@ -102,6 +152,8 @@ def parts(model, texts: list[str], batch_size: int = 32) -> dict[str, Callable]:
         "products": products,
         "products, torch kernel": lambda: products(F.linear),
         "products prepacked": lambda: products(F.linear, prepacked),
+        "attention core": attention_core,
+        "attention core, unfused": lambda: attention_core(fused=False),
     }
 
 
@@ -112,13 +164,15 @@ def product_flops(config, tokens: int) -> int:
     return config.n_layers * 2 * tokens * d * (4 * d + 2 * d_ff)
 
 
-def large_product_rate(d: int, d_ff: int, repeats: int) -> float:
+def large_product_rate(
+    d: int, d_ff: int, repeats: int, clock: Callable[[Callable], float] = cpu_ms
+) -> float:
     """FLOP/s of one large product, (4096, d) @ (d_ff, d)ᵀ, prepacked: the rate
     the CPU reaches on MiniLM's widest map when the work is big enough to hide
-    every per-call cost; the fastest of `repeats` + 2 calls, in CPU time."""
+    every per-call cost; the fastest of `repeats` + 2 calls, timed by `clock`."""
     x, weight = torch.randn(4096, d), PrepackedWeight(torch.randn(d_ff, d))
     with torch.inference_mode():
-        best = min(cpu_ms(lambda: F.linear(x, weight)) for _ in range(repeats + 2))
+        best = min(clock(lambda: F.linear(x, weight)) for _ in range(repeats + 2))
     return 2 * 4096 * d * d_ff / (best / 1000)
 
 
@@ -129,10 +183,12 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--kinds", default="sentences,paragraphs")
+    parser.add_argument("--clock", choices=("cpu", "wall"), default="cpu")
     parser.add_argument("--quick", action="store_true", help="8 texts, 1 repeat")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     n_texts, repeats = (8, 1) if args.quick else (args.texts, args.repeats)
+    clock = cpu_ms if args.clock == "cpu" else wall_ms
     ours = minilm_speed.load_minilm()
     sides = minilm_speed.build_sides(ours, args.threads)
     sides["encoderlib prepacked"] = prepack_for_cpu(ours).encode
@@ -146,7 +202,9 @@ def main() -> None:
     ]
     print(
         f"torch {torch.__version__}, {minilm_speed.cpu_description()}, "
-        f"{args.threads} thread(s), CPU time, batch 32, median of {repeats} runs"
+        f"{args.threads} thread(s), {'CPU' if args.clock == 'cpu' else 'wall'} time, "
+        "batch 32, "
+        f"median of {repeats} runs"
     )
     for kind in args.kinds.split(","):
         texts = minilm_speed.docstring_texts(kind, n_texts)
@@ -157,7 +215,7 @@ def main() -> None:
         times = {name: [] for name in calls}
         for _ in range(repeats):  # alternating: a slow moment hits every part
             for name, call in calls.items():
-                times[name].append(cpu_ms(call))
+                times[name].append(clock(call))
         ms = {name: statistics.median(values) for name, values in times.items()}
         tokens = sum(len(ours.tokenizer.encode(t, max_length=256)) for t in texts)
         print(f"\n{kind}: {len(texts)} texts, {tokens / len(texts):.1f} tokens each")
@@ -169,7 +227,12 @@ def main() -> None:
             ("  tokenize", ms["tokenize"]),
             ("  model forward", ms["model"]),
             ("    of which the linear products", ms["products"]),
-            ("    of which the rest", ms["model"] - ms["products"]),
+            ("    of which the attention core", ms["attention core"]),
+            ("      the same, unfused", ms["attention core, unfused"]),
+            (
+                "    of which the rest",
+                ms["model"] - ms["products"] - ms["attention core"],
+            ),
             ("  padding, pooling, order (the rest of encode)", around),
             ("encode on the torch kernel (F.linear)", ms["encoderlib, torch kernel"]),
             ("  the linear products, torch kernel", ms["products, torch kernel"]),
@@ -191,7 +254,7 @@ def main() -> None:
             flops / (ms[k] / 1000) for k in ("products", "products prepacked")
         )
         d, d_ff = config.d_model, config.d_ff
-        large = large_product_rate(d, d_ff, repeats)
+        large = large_product_rate(d, d_ff, repeats, clock)
         print(
             f"the linear products: {plain / 1e9:.1f} GFLOP/s ({plain / large:.0%}), "
             f"prepacked {packed / 1e9:.1f} GFLOP/s ({packed / large:.0%}) of one "

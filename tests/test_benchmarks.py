@@ -542,9 +542,15 @@ def test_short_text_cost_parts_run_on_the_batches_encode_makes():
         "products",
         "products, torch kernel",
         "products prepacked",
+        "attention core",
+        "attention core, unfused",
     ]
     for call in calls.values():
         call()
+    # the attention core's blocks: equal lengths together, padding-only rows left out
+    mask = torch.tensor([[1, 1, 1], [1, 1, 1], [1, 1, 0], [0, 0, 0]])
+    assert short_text_cost.attention_blocks(mask) == [(3, 2), (2, 1)]
+    assert short_text_cost.wall_ms(lambda: None) >= 0
     assert short_text_cost.cpu_ms(calls["tokenize"]) >= 0
     tokens = sum(len(model.tokenizer.encode(t, max_length=256)) for t in texts)
     with FlopCounterMode(display=False) as counter:
