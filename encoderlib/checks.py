@@ -9,6 +9,7 @@
 __all__ = [
     "describe",
     "fail_type",
+    "integral",
     "check_int",
     "check_positive_int",
     "check_number",
@@ -81,6 +82,18 @@ def fail_type(name: str, wanted: str, value: object) -> TypeError:
     return TypeError(f"expected {name} as {wanted}, got {describe(value)}")
 
 
+def integral(name: str, value: object, wanted: str) -> int:
+    """Return `value` as a Python int if it is an integer, never a bool.
+
+    A NumPy integer counts. Anything else is the `TypeError` of `fail_type`, which
+    asks for `wanted` ("an int", "a positive int"): the one type check that
+    `check_int`, `check_positive_int` and `check_seed` share before their ranges.
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise fail_type(name, wanted, value)
+    return int(value)
+
+
 def check_int(name: str, value: object, low: int | None = None) -> int:
     """Return `value` as an int if it is an integer (never a bool) of at least `low`.
 
@@ -89,11 +102,10 @@ def check_int(name: str, value: object, low: int | None = None) -> int:
     `ValueError` ("expected n as an int >= 0, got -1").
     """
     wanted = "an int" if low is None else f"an int >= {low}"
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise fail_type(name, wanted, value)
+    value = integral(name, value, wanted)
     if low is not None and value < low:
         raise ValueError(f"expected {name} as {wanted}, got {value}")
-    return int(value)
+    return value
 
 
 def check_positive_int(name: str, value: object) -> int:
@@ -103,11 +115,10 @@ def check_positive_int(name: str, value: object) -> int:
     a negative number is a `ValueError` ("expected d_ff as a positive int, got 0").
     A NumPy integer counts, and comes back as a Python int.
     """
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise fail_type(name, "a positive int", value)
+    value = integral(name, value, "a positive int")
     if value < 1:
         raise ValueError(f"expected {name} as a positive int, got {value}")
-    return int(value)
+    return value
 
 
 def check_number(
@@ -180,11 +191,10 @@ def check_seed(name: str, value: object) -> int:
     That is an int in [-2**63, 2**64), the range of `torch.Generator.manual_seed`;
     a NumPy integer counts, and comes back as a Python int.
     """
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise fail_type(name, "an int", value)
+    value = integral(name, value, "an int")
     if not -(2**63) <= value < 2**64:
         raise ValueError(f"expected {name} in [-2**63, 2**64), got {value}")
-    return int(value)
+    return value
 
 
 def check_path(name: str, value: object) -> Path:

@@ -38,6 +38,16 @@ CASES = {
     **rate_cases(
         "ch01 check_rate", "dropout", lambda v: checks.check_rate("dropout", v)
     ),
+    "ch01 integral: a bool is no integer": (
+        lambda: checks.integral("n", True, "an int"),
+        TypeError,
+        r"expected n as an int, got bool True",
+    ),
+    "ch01 integral: a float, with the caller's wording": (
+        lambda: checks.integral("d_ff", 2.0, "a positive int"),
+        TypeError,
+        r"expected d_ff as a positive int, got float 2.0",
+    ),
     "ch01 check_int: str": (
         lambda: checks.check_int("n", "3"),
         TypeError,
