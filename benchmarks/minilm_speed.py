@@ -111,9 +111,10 @@ def cpu_description() -> str:
 
     Read from /proc/cpuinfo (Linux); elsewhere `platform.processor()`. The family
     and model numbers tell apart CPUs that share a name: an "AMD EPYC" of family 25
-    (Zen 4) runs AVX-512 on 256-bit halves, one of family 26 (Zen 5) on full 512-bit
-    units. torch's own choice of kernels (`torch.backends.cpu.get_cpu_capability()`)
-    is added, so that two runs on different machines can be told apart in their output.
+    is a Zen 3 (no AVX-512) or a Zen 4 (AVX-512 on 256-bit halves), one of family 26
+    a Zen 5 (AVX-512 on full 512-bit units). torch's own choice of kernels
+    (`torch.backends.cpu.get_cpu_capability()`) is added, so that two runs on
+    different machines can be told apart in their output.
     """
     model, flags = platform.processor() or platform.machine(), set()
     fields: dict[str, str] = {}

@@ -32,6 +32,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from unittest import mock
 
 import torch
 import torch.nn.functional as F
@@ -58,20 +59,23 @@ def wall_ms(run: Callable[[], object]) -> float:
     return (time.perf_counter() - start) * 1000
 
 
-def attention_blocks(mask: torch.Tensor) -> list[tuple[int, int]]:
-    """(length, sentences) of each block the packed path's attention core runs.
+def attention_calls(forward: Callable[[], object]) -> list[tuple[int, ...]]:
+    """The query shape (b, h, n, e) of every fused-attention call `forward` makes.
 
-    `mask` is a padded batch's (b, n) mask, its rows longest first, as `encode`
-    makes them: sentences of equal length form one block, one fused-attention
-    call (chapter 8), and padding-only rows none.
+    Recorded from the library's own calls of `F.scaled_dot_product_attention`, so
+    that the attention core timed alone is the one the forward runs: on the CPU's
+    packed path, one call per block of equal-length sentences and layer (chapter 8).
     """
-    blocks: list[tuple[int, int]] = []
-    for length in mask.sum(dim=1).tolist():
-        if blocks and blocks[-1][0] == length:
-            blocks[-1] = (length, blocks[-1][1] + 1)
-        elif length > 0:
-            blocks.append((length, 1))
-    return blocks
+    shapes: list[tuple[int, ...]] = []
+    fused = F.scaled_dot_product_attention
+
+    def record(query, *args, **kwargs):
+        shapes.append(tuple(query.shape))
+        return fused(query, *args, **kwargs)
+
+    with mock.patch.object(F, "scaled_dot_product_attention", record):
+        forward()
+    return shapes
 
 
 def parts(model, texts: list[str], batch_size: int = 32) -> dict[str, Callable]:
@@ -83,8 +87,8 @@ def parts(model, texts: list[str], batch_size: int = 32) -> dict[str, Callable]:
     as many rows as each batch has real tokens, with random weights of the same
     shapes: the arithmetic that any implementation has to do, on the kernel
     encoderlib's `linear` chooses here ("products, torch kernel": on `F.linear`);
-    "attention core": fused attention on each batch's blocks of equal-length
-    sentences (`attention_blocks`), every layer, on random q, k and v;
+    "attention core": fused attention on random q, k and v of the shapes the
+    forward's own calls have (`attention_calls`);
     "attention core, unfused": the same blocks as softmax(q kᵀ / √e) v, two
     batched matrix products and a softmax, the route torch's fused CPU kernel
     replaces.
@@ -122,25 +126,16 @@ def parts(model, texts: list[str], batch_size: int = 32) -> dict[str, Callable]:
                     product(product(x, up), down)
 
     prepacked = [PrepackedWeight(w) for w in weights]
-    h, e = config.n_heads, d // config.n_heads
-    blocks = [
-        [
-            torch.randn(3, count, h, n, e)
-            for n, count in attention_blocks(b["attention_mask"])
-        ]
-        for b in batches
-    ]
+    blocks = [torch.randn(3, *shape) for shape in attention_calls(forward)]
 
     def attention_core(fused: bool = True) -> None:
         with torch.inference_mode():
-            for batch_blocks in blocks:
-                for _ in range(config.n_layers):
-                    for q, k, v in batch_blocks:
-                        if fused:
-                            F.scaled_dot_product_attention(q, k, v)
-                        else:
-                            scores = (q * e**-0.5) @ k.transpose(-1, -2)
-                            scores.softmax(dim=-1) @ v
+            for q, k, v in blocks:
+                if fused:
+                    F.scaled_dot_product_attention(q, k, v)
+                else:
+                    scores = (q * q.shape[-1] ** -0.5) @ k.transpose(-1, -2)
+                    scores.softmax(dim=-1) @ v
 
     def tokenize() -> None:
         for text in texts:
@@ -203,8 +198,7 @@ def main() -> None:
     print(
         f"torch {torch.__version__}, {minilm_speed.cpu_description()}, "
         f"{args.threads} thread(s), {'CPU' if args.clock == 'cpu' else 'wall'} time, "
-        "batch 32, "
-        f"median of {repeats} runs"
+        f"batch 32, median of {repeats} runs"
     )
     for kind in args.kinds.split(","):
         texts = minilm_speed.docstring_texts(kind, n_texts)

@@ -547,9 +547,13 @@ def test_short_text_cost_parts_run_on_the_batches_encode_makes():
     ]
     for call in calls.values():
         call()
-    # the attention core's blocks: equal lengths together, padding-only rows left out
-    mask = torch.tensor([[1, 1, 1], [1, 1, 1], [1, 1, 0], [0, 0, 0]])
-    assert short_text_cost.attention_blocks(mask) == [(3, 2), (2, 1)]
+    # the attention core's calls: equal-length blocks, every real token, every layer
+    shapes = short_text_cost.attention_calls(calls["model"])
+    real = sum(
+        len(model.tokenizer.encode(t, max_length=model.max_length)) for t in texts
+    )
+    assert sum(b * n for b, _, n, _ in shapes) == real * model.model.config.n_layers
+    assert len({n for _, _, n, _ in shapes}) < len(shapes)  # sentences share blocks
     assert short_text_cost.wall_ms(lambda: None) >= 0
     assert short_text_cost.cpu_ms(calls["tokenize"]) >= 0
     tokens = sum(len(model.tokenizer.encode(t, max_length=256)) for t in texts)
